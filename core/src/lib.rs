@@ -1,0 +1,35 @@
+//! # monapi
+//!
+//! A client for the monitoring service's HTTP API: OAuth tokens that look after themselves,
+//! batch creation of server monitoring tasks (validated before sending), the service task and
+//! agent lists, and monitoring data (service reports, site reports, response-time
+//! distributions).
+//!
+//! Start with [`Client::builder`]. Every operation has a typed method returning the models in
+//! [`model`]; [`Client::execute`] returns the body exactly as the service sent it, for callers
+//! that want the faithful form (`RawResponse::json::<serde_json::Value>()`).
+//!
+//! Errors are one type, [`Error`], with a stable [`ErrorKind`]. No error, `Debug` output or log
+//! line holds a token, the password, its MD5 or the client secret.
+//!
+//! Logging goes through [`tracing`](https://docs.rs/tracing) under the target `monapi`, at
+//! `debug` level: requests (path template, status, size, time), retries and token renewals.
+
+#![warn(missing_docs)]
+
+mod auth;
+mod client;
+mod error;
+pub mod model;
+mod secret;
+mod transport;
+
+pub use auth::{md5_hex, TokenCallback};
+pub use client::{
+    Client, ClientBuilder, Request, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+    DEFAULT_REFRESH_LEEWAY, DEFAULT_TIMEOUT, ENV_VARS, PAGE_SIZE,
+};
+pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Result};
+pub use model::*;
+pub use secret::Secret;
+pub use transport::RawResponse;

@@ -1,0 +1,261 @@
+//! Tolerant decoding helpers: the service is loose about JSON types (numbers as strings or as
+//! numbers, `[]` for an empty object as PHP encodes it), so the typed models accept both.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::str::FromStr;
+
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+/// A number that may arrive as a JSON number or as a string holding one.
+pub(crate) fn number<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Number,
+{
+    deserializer.deserialize_any(NumberVisitor(PhantomData))
+}
+
+/// Like [`number`], for optional fields: `null`, `""` and a missing field give `None`.
+pub(crate) fn opt_number<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Number,
+{
+    deserializer.deserialize_any(OptNumberVisitor(PhantomData))
+}
+
+/// The number types the helpers produce: from JSON integers, floats (integers refuse
+/// fractions) and text.
+pub(crate) trait Number: FromStr {
+    fn from_i64(v: i64) -> Option<Self>;
+    fn from_u64(v: u64) -> Option<Self>;
+    fn from_f64(v: f64) -> Option<Self>;
+}
+
+impl Number for f64 {
+    fn from_i64(v: i64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_u64(v: u64) -> Option<Self> {
+        Some(v as f64)
+    }
+    fn from_f64(v: f64) -> Option<Self> {
+        Some(v)
+    }
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl Number for $t {
+            fn from_i64(v: i64) -> Option<Self> {
+                v.try_into().ok()
+            }
+            fn from_u64(v: u64) -> Option<Self> {
+                v.try_into().ok()
+            }
+            fn from_f64(v: f64) -> Option<Self> {
+                (v.fract() == 0.0 && v >= <$t>::MIN as f64 && v <= <$t>::MAX as f64).then(|| v as $t)
+            }
+        }
+    )*};
+}
+integer!(i64, u64, u32);
+
+struct NumberVisitor<T>(PhantomData<T>);
+
+impl<'de, T> Visitor<'de> for NumberVisitor<T>
+where
+    T: Number,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number or a string holding a number")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::from_i64(v).ok_or_else(|| E::custom(format!("number {v} out of range")))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::from_u64(v).ok_or_else(|| E::custom(format!("number {v} out of range")))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        T::from_f64(v).ok_or_else(|| E::custom(format!("number {v} does not fit")))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        v.trim()
+            .parse()
+            .map_err(|_| E::custom(format!("{v:?} is not a number")))
+    }
+}
+
+struct OptNumberVisitor<T>(PhantomData<T>);
+
+impl<'de, T> Visitor<'de> for OptNumberVisitor<T>
+where
+    T: Number,
+{
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number, a string holding a number, or null")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        NumberVisitor(PhantomData).visit_i64(v).map(Some)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        NumberVisitor(PhantomData).visit_u64(v).map(Some)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        NumberVisitor(PhantomData).visit_f64(v).map(Some)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        if v.trim().is_empty() {
+            return Ok(None);
+        }
+        NumberVisitor(PhantomData).visit_str(v).map(Some)
+    }
+}
+
+/// A text that may arrive as a string or as a number (ids are both, depending on the
+/// endpoint); `null` gives an empty string.
+pub(crate) fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    struct TextVisitor;
+    impl Visitor<'_> for TextVisitor {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string or a number")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+            Ok(String::new())
+        }
+    }
+    deserializer.deserialize_any(TextVisitor)
+}
+
+/// A JSON object keyed by ids or timestamps, where PHP sends `[]` (or `null`) when it is
+/// empty. Keys that parse as `K` are kept in order.
+pub(crate) fn map<'de, D, K, V>(deserializer: D) -> Result<BTreeMap<K, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    K: FromStr + Ord,
+    V: DeserializeOwned,
+{
+    deserializer.deserialize_any(MapVisitor(PhantomData))
+}
+
+struct MapVisitor<K, V>(PhantomData<(K, V)>);
+
+impl<'de, K, V> Visitor<'de> for MapVisitor<K, V>
+where
+    K: FromStr + Ord,
+    V: DeserializeOwned,
+{
+    type Value = BTreeMap<K, V>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object (or an empty array)")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(BTreeMap::new())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(
+                "expected an object, got a non-empty array",
+            ));
+        }
+        Ok(BTreeMap::new())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut out = BTreeMap::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let parsed = key
+                .parse()
+                .map_err(|_| de::Error::custom(format!("unexpected key {key:?}")))?;
+            out.insert(parsed, access.next_value()?);
+        }
+        Ok(out)
+    }
+}
+
+/// A list that PHP may send as `{}`/`null` when empty.
+pub(crate) fn list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum ListOrEmpty<T> {
+        List(Vec<T>),
+        Empty(Option<BTreeMap<String, serde_json::Value>>),
+    }
+    match ListOrEmpty::deserialize(deserializer)? {
+        ListOrEmpty::List(items) => Ok(items),
+        ListOrEmpty::Empty(None) => Ok(Vec::new()),
+        ListOrEmpty::Empty(Some(map)) if map.is_empty() => Ok(Vec::new()),
+        ListOrEmpty::Empty(Some(_)) => Err(de::Error::custom("expected a list")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct N {
+        #[serde(deserialize_with = "number")]
+        a: u64,
+        #[serde(deserialize_with = "number")]
+        b: f64,
+        #[serde(default, deserialize_with = "opt_number")]
+        c: Option<f64>,
+    }
+
+    #[test]
+    fn numbers_as_strings_or_numbers() {
+        let n: N = serde_json::from_str(r#"{"a":"12","b":3.5,"c":""}"#).unwrap();
+        assert_eq!((n.a, n.b, n.c), (12, 3.5, None));
+        let n: N = serde_json::from_str(r#"{"a":12,"b":"3.50","c":"1"}"#).unwrap();
+        assert_eq!((n.a, n.b, n.c), (12, 3.5, Some(1.0)));
+        assert!(serde_json::from_str::<N>(r#"{"a":"x","b":1}"#).is_err());
+        assert!(serde_json::from_str::<N>(r#"{"a":1.5,"b":1}"#).is_err());
+    }
+}

@@ -1,0 +1,447 @@
+//! HTTP: building requests, `access_token` injection, retries, and turning answers into
+//! data or [`Error`]s with nothing secret in them.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use backon::{ExponentialBuilder, Retryable};
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::Method;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use crate::error::{snippet, PartialCreate};
+use crate::secret::{Redactor, REDACTED};
+use crate::{Endpoint, Error, Result, Secret};
+
+/// Bodies larger than this are never error bodies (which are a line of JSON), so they are not
+/// probed for `code`/`msg`: a multi-megabyte report is handed on untouched.
+const ERROR_PROBE_LIMIT: usize = 64 * 1024;
+/// The longest wait a `Retry-After` can impose before we give up waiting and retry anyway.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// A request ready to send: everything but the access token.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub endpoint: Endpoint,
+    pub path: String,
+    pub query: Vec<(&'static str, String)>,
+    /// `application/x-www-form-urlencoded` body, for POSTs.
+    pub form: Option<String>,
+    /// Lines in a create batch (to report a partial failure).
+    pub batch_len: usize,
+}
+
+/// The answer of a successful call: the body bytes exactly as the service sent them.
+///
+/// Decode it with [`json`](RawResponse::json) (into `serde_json::Value` for the faithful form,
+/// or into a typed model), or hand the bytes to another parser (the Python and Node packages
+/// do).
+#[derive(Clone)]
+pub struct RawResponse {
+    endpoint: Endpoint,
+    status: u16,
+    body: Bytes,
+    redactor: Arc<Redactor>,
+}
+
+impl std::fmt::Debug for RawResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawResponse")
+            .field("endpoint", &self.endpoint)
+            .field("status", &self.status)
+            .field("body_len", &self.body.len())
+            .finish()
+    }
+}
+
+impl RawResponse {
+    /// Which operation answered.
+    pub fn endpoint(&self) -> Endpoint {
+        self.endpoint
+    }
+
+    /// HTTP status (2xx).
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The body as sent.
+    pub fn body(&self) -> &Bytes {
+        &self.body
+    }
+
+    /// Decodes the body into `T`; a mismatch is an [`Error::Decode`] naming the JSON path.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
+        let mut de = serde_json::Deserializer::from_slice(&self.body);
+        let value = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| self.decode_error(format!("at `{}`: {}", e.path(), e.inner())))?;
+        de.end().map_err(|e| self.decode_error(e))?;
+        Ok(value)
+    }
+
+    /// An [`Error::Decode`] about this body, with a short snippet of it (secrets removed):
+    /// for parsers other than [`json`](RawResponse::json).
+    pub fn decode_error(&self, message: impl std::fmt::Display) -> Error {
+        Error::Decode {
+            endpoint: self.endpoint,
+            message: self.redactor.redact(&message.to_string()),
+            snippet: self.redactor.redact(&snippet(&self.body)),
+        }
+    }
+}
+
+/// A failed attempt, and whether trying again is safe.
+struct Failure {
+    error: Error,
+    /// The request never left this machine (connection refused, DNS, connect timeout), so
+    /// even a non-idempotent call can be repeated.
+    unsent: bool,
+}
+
+impl Failure {
+    fn retryable(&self, endpoint: Endpoint) -> bool {
+        if self.unsent {
+            return true;
+        }
+        if !endpoint.is_idempotent() {
+            return false;
+        }
+        match &self.error {
+            Error::Connection { .. } => true,
+            Error::Api { status, .. } => matches!(status, 429 | 502 | 503 | 504),
+            _ => false,
+        }
+    }
+}
+
+/// The HTTP side of a client.
+pub(crate) struct Transport {
+    http: reqwest::Client,
+    base_url: String,
+    max_retries: usize,
+    timeout: Duration,
+    pub redactor: Arc<Redactor>,
+}
+
+pub(crate) struct TransportConfig {
+    pub base_url: String,
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    pub max_retries: usize,
+    pub user_agent: String,
+}
+
+impl Transport {
+    pub fn new(config: TransportConfig, redactor: Arc<Redactor>) -> Result<Transport> {
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .user_agent(config.user_agent)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| {
+                Error::invalid_input(
+                    None,
+                    "client",
+                    format!("cannot build the HTTP client: {}", error_chain(&e)),
+                )
+            })?;
+        Ok(Transport {
+            http,
+            base_url: config.base_url.trim_end_matches('/').to_string(),
+            max_retries: config.max_retries,
+            timeout: config.timeout,
+            redactor,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Sends `request` with retries (see [`Failure::retryable`]) and classifies the answer.
+    pub async fn send(&self, request: &Prepared, token: Option<&Secret>) -> Result<RawResponse> {
+        let policy = ExponentialBuilder::default()
+            .with_jitter()
+            .with_min_delay(Duration::from_millis(100))
+            .with_max_delay(Duration::from_secs(5))
+            .with_max_times(self.max_retries);
+        let endpoint = request.endpoint;
+        (|| self.attempt(request, token))
+            .retry(policy)
+            .sleep(tokio::time::sleep)
+            .when(|failure: &Failure| failure.retryable(endpoint))
+            .adjust(|failure, delay| {
+                // A Retry-After from the service beats our own backoff (but only while
+                // retries remain: `delay` is None when they are used up).
+                let retry_after = match &failure.error {
+                    Error::Api { retry_after, .. } => *retry_after,
+                    _ => None,
+                };
+                delay.map(|d| retry_after.map_or(d, |r| r.min(MAX_RETRY_AFTER)))
+            })
+            .notify(|failure, delay| {
+                tracing::debug!(target: "monapi", endpoint = %endpoint, ?delay, error = %failure.error, "retrying");
+            })
+            .await
+            .map_err(|failure| failure.error)
+    }
+
+    async fn attempt(
+        &self,
+        request: &Prepared,
+        token: Option<&Secret>,
+    ) -> Result<RawResponse, Failure> {
+        let endpoint = request.endpoint;
+        let method = if request.form.is_some() {
+            Method::POST
+        } else {
+            Method::GET
+        };
+        let mut builder = self
+            .http
+            .request(method, format!("{}{}", self.base_url, request.path))
+            .query(&request.query);
+        if let Some(token) = token {
+            builder = builder.query(&[("access_token", token.expose())]);
+        }
+        if let Some(form) = &request.form {
+            builder = builder
+                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(form.clone());
+        }
+        let started = Instant::now();
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| self.transport_failure(endpoint, &e))?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| self.transport_failure(endpoint, &e))?;
+        tracing::debug!(
+            target: "monapi",
+            endpoint = %endpoint,
+            status,
+            bytes = body.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "response"
+        );
+        self.classify(request, status, retry_after, body)
+            .map_err(|error| Failure {
+                error,
+                unsent: false,
+            })
+    }
+
+    /// Turns an answer into data or an error. The real service may send an error body with
+    /// any status (and `text/html` as content type), so the body decides, then the status.
+    fn classify(
+        &self,
+        request: &Prepared,
+        status: u16,
+        retry_after: Option<Duration>,
+        body: Bytes,
+    ) -> Result<RawResponse> {
+        let endpoint = request.endpoint;
+        if let Some(probe) = probe_error_body(&body) {
+            if let Some(err_key) = probe.err_key {
+                let err_key = json_text(&err_key);
+                return Err(Error::PartialCreate(PartialCreate {
+                    failed_indices: parse_indices(&err_key, request.batch_len),
+                    err_key,
+                    err_content: self.redactor.redact(
+                        &probe
+                            .err_content
+                            .as_ref()
+                            .map(json_text)
+                            .unwrap_or_default(),
+                    ),
+                    submitted: request.batch_len,
+                }));
+            }
+            if let Some(error) = probe.error {
+                let description = self
+                    .redactor
+                    .redact(&probe.error_description.unwrap_or_default());
+                if endpoint == Endpoint::Token {
+                    return Err(Error::Auth {
+                        error,
+                        description,
+                        status: Some(status),
+                    });
+                }
+                return Err(Error::Api {
+                    endpoint,
+                    status,
+                    code: None,
+                    error: Some(error),
+                    message: description,
+                    retry_after,
+                });
+            }
+            if let (Some(code), Some(msg)) = (&probe.code, &probe.msg) {
+                let code = match code {
+                    serde_json::Value::Number(n) => n.as_i64(),
+                    serde_json::Value::String(s) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                if !matches!(code, Some(0 | 200)) {
+                    return Err(Error::Api {
+                        endpoint,
+                        status,
+                        code,
+                        error: None,
+                        message: self.redactor.redact(&json_text(msg)),
+                        retry_after,
+                    });
+                }
+            }
+        }
+        if !(200..300).contains(&status) {
+            let message = if endpoint == Endpoint::Token {
+                REDACTED.to_string()
+            } else {
+                self.redactor.redact(&snippet(&body))
+            };
+            return Err(Error::Api {
+                endpoint,
+                status,
+                code: None,
+                error: None,
+                message,
+                retry_after,
+            });
+        }
+        let response = RawResponse {
+            endpoint,
+            status,
+            body,
+            redactor: self.redactor.clone(),
+        };
+        match response.body.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{' | b'[') => Ok(response),
+            _ if endpoint == Endpoint::Token => Err(Error::Decode {
+                endpoint,
+                message: "the answer is not JSON".into(),
+                snippet: REDACTED.into(),
+            }),
+            _ => Err(response.decode_error("the answer is not JSON")),
+        }
+    }
+
+    fn transport_failure(&self, endpoint: Endpoint, error: &reqwest::Error) -> Failure {
+        let unsent = error.is_connect();
+        let error = if error.is_timeout() {
+            Error::Timeout {
+                endpoint,
+                after: Some(self.timeout),
+            }
+        } else {
+            let message = if error.is_body() || error.is_decode() {
+                format!(
+                    "the connection closed before the whole answer arrived ({})",
+                    error_chain(error)
+                )
+            } else {
+                error_chain(error)
+            };
+            Error::Connection {
+                endpoint,
+                message: self.redactor.redact(&message),
+            }
+        };
+        Failure { error, unsent }
+    }
+}
+
+/// A reqwest error and its causes, one line, without the URL (it carries the access token).
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source: Option<&dyn std::error::Error> = Some(error);
+    while let Some(err) = source {
+        let text = match err.downcast_ref::<reqwest::Error>() {
+            Some(e) => reqwest_text(e),
+            None => err.to_string(),
+        };
+        if !text.is_empty() && parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        source = err.source();
+    }
+    parts.join(": ")
+}
+
+fn reqwest_text(error: &reqwest::Error) -> String {
+    // Display of reqwest::Error appends " for url (...)"; the kind words are what we want.
+    let text = error.to_string();
+    text.split(" for url (").next().unwrap_or(&text).to_string()
+}
+
+#[derive(Deserialize)]
+struct ErrorProbe {
+    code: Option<serde_json::Value>,
+    msg: Option<serde_json::Value>,
+    error: Option<String>,
+    error_description: Option<String>,
+    err_key: Option<serde_json::Value>,
+    err_content: Option<serde_json::Value>,
+}
+
+/// Reads a small JSON object for the service's error fields; `None` for anything else.
+fn probe_error_body(body: &[u8]) -> Option<ErrorProbe> {
+    if body.len() > ERROR_PROBE_LIMIT
+        || body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{')
+    {
+        return None;
+    }
+    serde_json::from_slice::<ErrorProbe>(body).ok()
+}
+
+fn json_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `err_key` as indexes into the caller's batch: a number or numbers separated by commas,
+/// each within the batch. Anything else gives no indexes (the key is still reported).
+fn parse_indices(err_key: &str, batch_len: usize) -> Vec<usize> {
+    let parsed: Option<Vec<usize>> = err_key
+        .split(',')
+        .map(|part| part.trim().parse::<usize>().ok().filter(|i| *i < batch_len))
+        .collect();
+    parsed.unwrap_or_default()
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is rare from PHP services and is ignored).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn err_key_indices() {
+        assert_eq!(parse_indices("1", 3), vec![1]);
+        assert_eq!(parse_indices("0, 2", 3), vec![0, 2]);
+        assert_eq!(parse_indices("5", 3), Vec::<usize>::new());
+        assert_eq!(parse_indices("web-01", 3), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn probe_only_small_objects() {
+        assert!(probe_error_body(br#"{"code":400,"msg":"x"}"#).is_some());
+        assert!(probe_error_body(b"[1,2]").is_none());
+        assert!(probe_error_body(b"<html>").is_none());
+    }
+}
