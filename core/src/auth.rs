@@ -19,12 +19,7 @@ pub type TokenCallback = Arc<dyn Fn(&Token) + Send + Sync>;
 /// ```
 pub fn md5_hex(password: &str) -> Secret {
     let digest = Md5::digest(password.as_bytes());
-    Secret::new(
-        digest
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>(),
-    )
+    Secret::new(digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
 }
 
 pub(crate) struct Credentials {
@@ -68,10 +63,7 @@ impl Auth {
     }
 
     pub fn current(&self) -> Option<Arc<Token>> {
-        self.current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.current.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Replaces the cached token (e.g. after a fork, or when the caller hands one over).
@@ -89,11 +81,7 @@ impl Auth {
 
     /// Renews the token, unless another call already replaced `stale` while we waited for the
     /// gate, in which case that newer token is returned (single-flight).
-    pub async fn renew(
-        &self,
-        transport: &Transport,
-        stale: Option<Arc<Token>>,
-    ) -> Result<Arc<Token>> {
+    pub async fn renew(&self, transport: &Transport, stale: Option<Arc<Token>>) -> Result<Arc<Token>> {
         let _gate = self.renewing.lock().await;
         let current = self.current();
         if let Some(token) = &current {

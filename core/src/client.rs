@@ -8,8 +8,7 @@ use futures::{Stream, TryStreamExt};
 
 use crate::auth::{Auth, Credentials, TokenCallback};
 use crate::model::{
-    Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask,
-    SiteReport,
+    Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask, SiteReport,
 };
 use crate::secret::Redactor;
 use crate::transport::{Prepared, RawResponse, Transport, TransportConfig};
@@ -87,9 +86,7 @@ impl Request {
             Request::CreateServerTasks(tasks) => {
                 ServerTask::validate_batch(tasks)?;
                 let data = serde_json::to_string(tasks).expect("server tasks always serialize");
-                form = Some(
-                    serde_urlencoded::to_string([("data", data)]).expect("strings always encode"),
-                );
+                form = Some(serde_urlencoded::to_string([("data", data)]).expect("strings always encode"));
                 batch_len = tasks.len();
                 "/v2/server/create.json".to_string()
             }
@@ -281,11 +278,7 @@ impl ClientBuilder {
     /// Checks the configuration and builds the client. No request is made.
     pub fn build(self) -> Result<Client> {
         let base_url = self.base_url.ok_or_else(|| {
-            Error::invalid_input(
-                None,
-                "base_url",
-                "is required (give it, or set MONAPI_BASE_URL)",
-            )
+            Error::invalid_input(None, "base_url", "is required (give it, or set MONAPI_BASE_URL)")
         })?;
         let parsed = reqwest::Url::parse(&base_url).map_err(|_| {
             Error::invalid_input(
@@ -537,10 +530,7 @@ impl Client {
                 let Some(page) = page else { return Ok(None) };
                 let tasks = client.service_tasks(page).await?;
                 let next = (tasks.len() >= PAGE_SIZE).then_some(page + 1);
-                Ok(Some((
-                    futures::stream::iter(tasks.into_iter().map(Ok)),
-                    next,
-                )))
+                Ok(Some((futures::stream::iter(tasks.into_iter().map(Ok)), next)))
             }
         })
         .try_flatten()
@@ -559,12 +549,7 @@ impl Client {
     }
 
     /// The report of a site task over `range`, for the monitoring points `monitor` selects.
-    pub async fn site_report(
-        &self,
-        task_id: u64,
-        range: DateRange,
-        monitor: Monitor,
-    ) -> Result<SiteReport> {
+    pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteReport> {
         self.execute(&Request::SiteReport {
             task_id,
             range,
@@ -575,11 +560,7 @@ impl Client {
     }
 
     /// The response-time distribution of a site task over `range`.
-    pub async fn response_time_distribution(
-        &self,
-        task_id: u64,
-        range: DateRange,
-    ) -> Result<Distribution> {
+    pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<Distribution> {
         self.execute(&Request::ResponseTimeDistribution { task_id, range })
             .await?
             .json()

@@ -39,9 +39,7 @@ impl Endpoint {
             Endpoint::Agents => "GET /v2/agent/lists.json",
             Endpoint::ServiceReport => "GET /v2/service/report/{task_id}.json",
             Endpoint::SiteReport => "GET /v2/site/report/{task_id}.json",
-            Endpoint::ResponseTimeDistribution => {
-                "GET /v2/site/respose_time_distribute/{task_id}.json"
-            }
+            Endpoint::ResponseTimeDistribution => "GET /v2/site/respose_time_distribute/{task_id}.json",
         }
     }
 
@@ -269,11 +267,7 @@ impl Error {
     }
 
     /// An [`Error::InvalidInput`]: `index` is the task's place in a create batch, if any.
-    pub fn invalid_input(
-        index: Option<usize>,
-        field: impl Into<String>,
-        rule: impl Into<String>,
-    ) -> Error {
+    pub fn invalid_input(index: Option<usize>, field: impl Into<String>, rule: impl Into<String>) -> Error {
         Error::InvalidInput {
             index,
             field: field.into(),
@@ -296,10 +290,7 @@ impl Error {
     pub(crate) fn is_token_rejected(&self) -> bool {
         match self {
             Error::Api {
-                status,
-                code,
-                error,
-                ..
+                status, code, error, ..
             } => {
                 *status == 401
                     || *code == Some(401)
@@ -319,9 +310,7 @@ impl Error {
                 ..
             } => Error::Auth {
                 error: error.unwrap_or_else(|| "invalid_token".into()),
-                description: format!(
-                    "the service rejected a freshly issued access token: {message}"
-                ),
+                description: format!("the service rejected a freshly issued access token: {message}"),
                 status: Some(status),
             },
             other => other,

@@ -26,8 +26,8 @@ mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
 pub use client::{
-    Client, ClientBuilder, Request, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-    DEFAULT_REFRESH_LEEWAY, DEFAULT_TIMEOUT, ENV_VARS, PAGE_SIZE,
+    Client, ClientBuilder, Request, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_REFRESH_LEEWAY,
+    DEFAULT_TIMEOUT, ENV_VARS, PAGE_SIZE,
 };
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Result};
 pub use model::*;

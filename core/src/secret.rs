@@ -97,9 +97,7 @@ fn redact_query_token(text: &str) -> String {
         out.push_str(&rest[..at + KEY.len()]);
         out.push_str(REDACTED);
         let after = &rest[at + KEY.len()..];
-        let end = after
-            .find(|c: char| c == '&' || c == ' ' || c == ')' || c == '"' || c == '\'')
-            .unwrap_or(after.len());
+        let end = after.find(['&', ' ', ')', '"', '\'']).unwrap_or(after.len());
         rest = &after[end..];
     }
     out.push_str(rest);

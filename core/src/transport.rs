@@ -190,11 +190,7 @@ impl Transport {
             .map_err(|failure| failure.error)
     }
 
-    async fn attempt(
-        &self,
-        request: &Prepared,
-        token: Option<&Secret>,
-    ) -> Result<RawResponse, Failure> {
+    async fn attempt(&self, request: &Prepared, token: Option<&Secret>) -> Result<RawResponse, Failure> {
         let endpoint = request.endpoint;
         let method = if request.form.is_some() {
             Method::POST
@@ -233,10 +229,7 @@ impl Transport {
             "response"
         );
         self.classify(request, status, retry_after, body)
-            .map_err(|error| Failure {
-                error,
-                unsent: false,
-            })
+            .map_err(|error| Failure { error, unsent: false })
     }
 
     /// Turns an answer into data or an error. The real service may send an error body with
@@ -255,20 +248,14 @@ impl Transport {
                 return Err(Error::PartialCreate(PartialCreate {
                     failed_indices: parse_indices(&err_key, request.batch_len),
                     err_key,
-                    err_content: self.redactor.redact(
-                        &probe
-                            .err_content
-                            .as_ref()
-                            .map(json_text)
-                            .unwrap_or_default(),
-                    ),
+                    err_content: self
+                        .redactor
+                        .redact(&probe.err_content.as_ref().map(json_text).unwrap_or_default()),
                     submitted: request.batch_len,
                 }));
             }
             if let Some(error) = probe.error {
-                let description = self
-                    .redactor
-                    .redact(&probe.error_description.unwrap_or_default());
+                let description = self.redactor.redact(&probe.error_description.unwrap_or_default());
                 if endpoint == Endpoint::Token {
                     return Err(Error::Auth {
                         error,
@@ -395,9 +382,7 @@ struct ErrorProbe {
 
 /// Reads a small JSON object for the service's error fields; `None` for anything else.
 fn probe_error_body(body: &[u8]) -> Option<ErrorProbe> {
-    if body.len() > ERROR_PROBE_LIMIT
-        || body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{')
-    {
+    if body.len() > ERROR_PROBE_LIMIT || body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
     serde_json::from_slice::<ErrorProbe>(body).ok()

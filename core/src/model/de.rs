@@ -196,9 +196,7 @@ where
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom(
-                "expected an object, got a non-empty array",
-            ));
+            return Err(de::Error::custom("expected an object, got a non-empty array"));
         }
         Ok(BTreeMap::new())
     }

@@ -9,13 +9,12 @@ mod token;
 
 pub use agent::{Agent, AgentUrls, Plugin};
 pub use server_task::{
-    AlertSetting, Alerts, AuthType, Indicator, Scope, ServerTask, SnmpVersion, SystemType,
-    FREQUENCY_RANGE, SNMP_PORT_RANGE,
+    AlertSetting, Alerts, AuthType, Indicator, Scope, ServerTask, SnmpVersion, SystemType, FREQUENCY_RANGE,
+    SNMP_PORT_RANGE,
 };
 pub use service::{ServiceRecord, ServiceReport, ServiceTask};
 pub use site::{
-    Bucket, Distribution, Fault, FaultEnd, Faults, MonitoringPoint, ResponseTime, SiteReport,
-    Uprate,
+    Bucket, Distribution, Fault, FaultEnd, Faults, MonitoringPoint, ResponseTime, SiteReport, Uprate,
 };
 pub use token::Token;
 

@@ -19,7 +19,7 @@ pub const SNMP_PORT_RANGE: std::ops::RangeInclusive<u32> = 1..=65535;
 /// Declares an enum sent as a digit string (`"0"`, `"1"`...), read from that digit as a string
 /// or a number, or from a readable name.
 macro_rules! wire_enum {
-    ($(#[$meta:meta])* $name:ident, $field:literal, $expected:literal,
+    ($(#[$meta:meta])* $name:ident, $expected:literal,
      { $($(#[$vmeta:meta])* $variant:ident = $code:literal $(| $alias:literal)*),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,7 +74,7 @@ macro_rules! wire_enum {
 
 wire_enum!(
     /// `server_systype`: the server's operating system.
-    SystemType, "server_systype", "0 (linux) or 1 (windows)",
+    SystemType, "0 (linux) or 1 (windows)",
     {
         /// `0`
         Linux = "0" | "linux",
@@ -85,7 +85,7 @@ wire_enum!(
 
 wire_enum!(
     /// `snmp_v`: the SNMP protocol version.
-    SnmpVersion, "snmp_v", "0 (version 2c) or 1 (version 3)",
+    SnmpVersion, "0 (version 2c) or 1 (version 3)",
     {
         /// `0`: version 2c, authenticated by `snmp_comm`.
         V2c = "0" | "v2c" | "2c",
@@ -96,9 +96,11 @@ wire_enum!(
 
 wire_enum!(
     /// `snmp_authtype`: the SNMP v3 authentication protocol.
-    AuthType, "snmp_authtype", "0 (MD5) or 1 (SHA)",
+    #[derive(Default)]
+    AuthType, "0 (MD5) or 1 (SHA)",
     {
         /// `0`
+        #[default]
         Md5 = "0" | "md5" | "MD5",
         /// `1`
         Sha = "1" | "sha" | "SHA",
@@ -107,7 +109,7 @@ wire_enum!(
 
 wire_enum!(
     /// `alert_setting.scope`: who sees the task's alerts.
-    Scope, "scope", "1 (all enterprise users), 2 (a user group), 3 (only the creator) or 4 (selected users)",
+    Scope, "1 (all enterprise users), 2 (a user group), 3 (only the creator) or 4 (selected users)",
     {
         /// `1`: all enterprise users.
         AllUsers = "1",
@@ -119,12 +121,6 @@ wire_enum!(
         SelectedUsers = "4",
     }
 );
-
-impl Default for AuthType {
-    fn default() -> Self {
-        AuthType::Md5
-    }
-}
 
 /// An indicator (`task_type` entry) a server task can monitor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -309,7 +305,7 @@ fn as_text<S: Serializer>(value: &u32, s: S) -> std::result::Result<S::Ok, S::Er
 mod flag {
     use super::*;
 
-    wire_enum!(Flag, "flag", "0 or 1", { Off = "0" | "false", On = "1" | "true" });
+    wire_enum!(Flag, "0 or 1", { Off = "0" | "false", On = "1" | "true" });
 
     pub fn serialize<S: Serializer>(v: &bool, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(if *v { "1" } else { "0" })
@@ -329,9 +325,7 @@ mod id_list {
         s.collect_str(&v.join(","))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> std::result::Result<Vec<String>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Ids {
@@ -401,11 +395,7 @@ impl ServerTask {
     /// Checks every task of a batch; the error also names the task's index in `tasks`.
     pub fn validate_batch(tasks: &[ServerTask]) -> Result<()> {
         if tasks.is_empty() {
-            return Err(Error::invalid_input(
-                None,
-                "tasks",
-                "must hold at least one task",
-            ));
+            return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
         }
         tasks
             .iter()
@@ -425,8 +415,7 @@ impl ServerTask {
     /// assert_eq!(tasks[0].frequency, 5);
     /// ```
     pub fn batch_from_json(value: serde_json::Value) -> Result<Vec<ServerTask>> {
-        let tasks: Vec<ServerTask> =
-            serde_path_to_error::deserialize(value).map_err(|e| path_error(&e))?;
+        let tasks: Vec<ServerTask> = serde_path_to_error::deserialize(value).map_err(|e| path_error(&e))?;
         ServerTask::validate_batch(&tasks)?;
         Ok(tasks)
     }
@@ -436,18 +425,12 @@ impl ServerTask {
         if self.server_name.trim().is_empty() {
             return fail("server_name", "is required and must not be empty".into());
         }
-        for (field, ip) in [
-            ("private_ip", &self.private_ip),
-            ("server_ip", &self.server_ip),
-        ] {
+        for (field, ip) in [("private_ip", &self.private_ip), ("server_ip", &self.server_ip)] {
             if ip.trim().is_empty() {
                 return fail(field, "is required and must not be empty".into());
             }
             if ip.parse::<IpAddr>().is_err() {
-                return fail(
-                    field,
-                    format!("must be an IPv4 or IPv6 address, not {ip:?}"),
-                );
+                return fail(field, format!("must be an IPv4 or IPv6 address, not {ip:?}"));
             }
         }
         if !FREQUENCY_RANGE.contains(&self.frequency) {
@@ -474,22 +457,13 @@ impl ServerTask {
         }
         match self.snmp_v {
             SnmpVersion::V2c if self.snmp_comm.trim().is_empty() => {
-                return fail(
-                    "snmp_comm",
-                    "is required when snmp_v is 0 (version 2c)".into(),
-                );
+                return fail("snmp_comm", "is required when snmp_v is 0 (version 2c)".into());
             }
             SnmpVersion::V3 if self.snmp_user.trim().is_empty() => {
-                return fail(
-                    "snmp_user",
-                    "is required when snmp_v is 1 (version 3)".into(),
-                );
+                return fail("snmp_user", "is required when snmp_v is 1 (version 3)".into());
             }
             SnmpVersion::V3 if self.snmp_pass.expose().is_empty() => {
-                return fail(
-                    "snmp_pass",
-                    "is required when snmp_v is 1 (version 3)".into(),
-                );
+                return fail("snmp_pass", "is required when snmp_v is 1 (version 3)".into());
             }
             _ => {}
         }
@@ -501,10 +475,7 @@ impl ServerTask {
         }
         let alert = &self.alert_setting;
         if alert.scope == Scope::UserGroup
-            && alert
-                .organization
-                .as_deref()
-                .is_none_or(|o| o.trim().is_empty())
+            && alert.organization.as_deref().is_none_or(|o| o.trim().is_empty())
         {
             return fail(
                 "alert_setting.organization",
@@ -557,11 +528,7 @@ fn path_error(err: &serde_path_to_error::Error<serde_json::Error>) -> Error {
     }
     // serde reports a missing field on its parent, with the name in the message.
     let message = err.inner().to_string();
-    let message = message
-        .split(" at line ")
-        .next()
-        .unwrap_or(&message)
-        .to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
     if let Some(name) = message
         .strip_prefix("missing field `")
         .and_then(|rest| rest.split('`').next())

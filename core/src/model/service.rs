@@ -68,9 +68,7 @@ pub struct ServiceRecord {
     pub extra: Map<String, Value>,
 }
 
-fn series<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<IndexMap<String, Vec<ServiceRecord>>, D::Error> {
+fn series<'de, D: Deserializer<'de>>(d: D) -> Result<IndexMap<String, Vec<ServiceRecord>>, D::Error> {
     // PHP sends an empty report as `[]`.
     #[derive(Deserialize)]
     #[serde(untagged)]

@@ -160,10 +160,7 @@ fn faults<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Faults>, D::Error> {
         fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             // PHP's empty array; anything in it is not a shape we know.
             if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
                 return Err(A::Error::custom("expected fault records, got a list"));

@@ -1,0 +1,240 @@
+//! `monapi`: run the emulator, or call the service (real or emulated) and print JSON.
+
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use monapi::{Client, ClientBuilder, DateRange, Monitor, Request, PAGE_SIZE};
+use monapi_emulator::{Config, Emulator};
+use serde_json::Value;
+
+/// Client and local emulator of the monitoring service API.
+#[derive(Parser)]
+#[command(name = "monapi", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the emulator of the service on this machine until interrupted.
+    Serve(ServeArgs),
+    /// Log in and print the token as JSON (it holds secrets: keep the output safe).
+    Token {
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print the service task list as JSON (every page, or one).
+    Tasks {
+        /// Print only this page (from 1); by default every page, as one list.
+        #[arg(long)]
+        page: Option<u32>,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print the collector agents and their plugins as JSON.
+    Agents {
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print a report of a task as JSON.
+    Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Seed of the generated data: the same seed gives the same data.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Lifetime of access tokens, in seconds.
+    #[arg(long, default_value_t = 3600)]
+    token_ttl: u64,
+    /// Delay added to every answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    latency_ms: u64,
+    /// Number of service tasks.
+    #[arg(long, default_value_t = 120)]
+    service_tasks: usize,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// Which report.
+    kind: ReportKind,
+    /// Task id (a service task for `service`, a site task for `site` and `distribution`).
+    task_id: u64,
+    /// First day, YYYY-MM-DD (default: today, as the service decides).
+    #[arg(long)]
+    from: Option<String>,
+    /// Last day, YYYY-MM-DD (default: today, as the service decides).
+    #[arg(long)]
+    to: Option<String>,
+    /// Site reports only: `all` points (default), `average`, or a monitoring-point id.
+    #[arg(long, default_value = "all")]
+    monitor: String,
+    #[command(flatten)]
+    connection: Connection,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportKind {
+    /// Service task report.
+    Service,
+    /// Site task report.
+    Site,
+    /// Response-time distribution of a site task.
+    Distribution,
+}
+
+/// Where the service is and who we are; each falls back to its MONAPI_* variable.
+#[derive(Args)]
+struct Connection {
+    /// Base URL of the service, e.g. http://127.0.0.1:8080.
+    #[arg(long, env = "MONAPI_BASE_URL")]
+    base_url: Option<String>,
+    /// Registered client id.
+    #[arg(long, env = "MONAPI_CLIENT_ID")]
+    client_id: Option<String>,
+    /// Registered client secret.
+    #[arg(long, env = "MONAPI_CLIENT_SECRET", hide_env_values = true)]
+    client_secret: Option<String>,
+    /// Account login.
+    #[arg(long, env = "MONAPI_USERNAME")]
+    username: Option<String>,
+    /// Account password (plain; it is sent as its MD5).
+    #[arg(long, env = "MONAPI_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
+    /// Overall timeout of one request, in seconds.
+    #[arg(long, default_value_t = 30)]
+    timeout: u64,
+    /// Retries of a read after a connection error, 429 or 502/503/504.
+    #[arg(long, default_value_t = monapi::DEFAULT_MAX_RETRIES)]
+    max_retries: usize,
+}
+
+impl Connection {
+    fn client(self) -> monapi::Result<Client> {
+        let mut builder = ClientBuilder::new()
+            .timeout(Duration::from_secs(self.timeout))
+            .max_retries(self.max_retries);
+        if let Some(v) = self.base_url {
+            builder = builder.base_url(v);
+        }
+        if let Some(v) = self.client_id {
+            builder = builder.client_id(v);
+        }
+        if let Some(v) = self.client_secret {
+            builder = builder.client_secret(v);
+        }
+        if let Some(v) = self.username {
+            builder = builder.username(v);
+        }
+        if let Some(v) = self.password {
+            builder = builder.password(v);
+        }
+        builder.build()
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run(Cli::parse()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("monapi: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let output = match cli.command {
+        Command::Serve(args) => return Ok(serve(args).await?),
+        Command::Token { connection } => serde_json::to_value(connection.client()?.login().await?)?,
+        Command::Tasks { page, connection } => tasks(connection.client()?, page).await?,
+        Command::Agents { connection } => fetch(&connection.client()?, &Request::Agents).await?,
+        Command::Report(args) => report(args).await?,
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&output).expect("JSON values serialize")
+    );
+    Ok(())
+}
+
+/// The answer in its faithful form (the service's keys and values, in its order).
+async fn fetch(client: &Client, request: &Request) -> monapi::Result<Value> {
+    client.execute(request).await?.json()
+}
+
+async fn tasks(client: Client, page: Option<u32>) -> monapi::Result<Value> {
+    if let Some(page) = page {
+        return fetch(&client, &Request::ServiceTasks { page }).await;
+    }
+    let mut all = Vec::new();
+    for page in 1.. {
+        let Value::Array(tasks) = fetch(&client, &Request::ServiceTasks { page }).await? else {
+            break;
+        };
+        let last = tasks.len() < PAGE_SIZE;
+        all.extend(tasks);
+        if last {
+            break;
+        }
+    }
+    Ok(Value::Array(all))
+}
+
+async fn report(args: ReportArgs) -> monapi::Result<Value> {
+    let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
+    let monitor = match args.monitor.as_str() {
+        "all" => Monitor::All,
+        "average" | "0" => Monitor::Average,
+        id => Monitor::Point(id.parse().map_err(|_| {
+            monapi::Error::invalid_input(
+                None,
+                "monitor",
+                format!("must be all, average or a monitoring-point id, not {id:?}"),
+            )
+        })?),
+    };
+    let task_id = args.task_id;
+    let request = match args.kind {
+        ReportKind::Service => Request::ServiceReport { task_id, range },
+        ReportKind::Site => Request::SiteReport {
+            task_id,
+            range,
+            monitor,
+        },
+        ReportKind::Distribution => Request::ResponseTimeDistribution { task_id, range },
+    };
+    fetch(&args.connection.client()?, &request).await
+}
+
+async fn serve(args: ServeArgs) -> std::io::Result<()> {
+    let config = Config {
+        seed: args.seed,
+        token_ttl: Duration::from_secs(args.token_ttl),
+        latency: Duration::from_millis(args.latency_ms),
+        service_tasks: args.service_tasks,
+        ..Config::default()
+    };
+    let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;
+    eprintln!(
+        "monapi emulator listening on {} (demo account: client_id {}, username {}; see emulator/README.md); Ctrl-C stops it",
+        emulator.base_url(),
+        monapi_emulator::DEMO_CLIENT_ID,
+        monapi_emulator::DEMO_USERNAME,
+    );
+    tokio::signal::ctrl_c().await?;
+    emulator.stop().await;
+    Ok(())
+}

@@ -1,0 +1,45 @@
+//! Shared set-up: an emulator on 127.0.0.1, port 0, and a client for its demo account.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::time::Duration;
+
+use monapi::{Client, ClientBuilder};
+use monapi_emulator::{Config, Emulator};
+
+pub const CLIENT_ID: &str = "demo_id";
+pub const CLIENT_SECRET: &str = "demo_secret";
+pub const USERNAME: &str = "test@example.com";
+pub const PASSWORD: &str = "123456";
+pub const PASSWORD_MD5: &str = "e10adc3949ba59abbe56e057f20f883e";
+
+pub async fn emulator() -> Emulator {
+    emulator_with(Config::default()).await
+}
+
+pub async fn emulator_with(config: Config) -> Emulator {
+    Emulator::start(config)
+        .await
+        .expect("emulator starts on 127.0.0.1:0")
+}
+
+/// A builder for the demo account, with short retry delays left at their defaults.
+pub fn builder(emulator: &Emulator) -> ClientBuilder {
+    Client::builder()
+        .base_url(emulator.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .username(USERNAME)
+        .password(PASSWORD)
+        .timeout(Duration::from_secs(10))
+}
+
+pub fn client(emulator: &Emulator) -> Client {
+    builder(emulator).build().expect("valid configuration")
+}
+
+/// Fails if any known secret, or the given tokens, appear in `text`.
+pub fn assert_no_secret(text: &str, tokens: &[&str]) {
+    for secret in [CLIENT_SECRET, PASSWORD, PASSWORD_MD5].iter().chain(tokens) {
+        assert!(!text.contains(secret), "secret leaked into: {text}");
+    }
+}

@@ -1,0 +1,204 @@
+//! Partial create, decode and transport errors, and no secret in any of them.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use monapi::{DateRange, Error, ErrorKind, ServerTask, SystemType};
+use monapi_emulator::{FaultKind, Faults};
+
+fn task(name: &str) -> ServerTask {
+    ServerTask::new(name, "192.168.1.10", "203.0.113.10", SystemType::Linux)
+}
+
+#[tokio::test]
+async fn partial_create_names_the_failed_line_and_keeps_the_others() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    let mut unknown_plugin = task("uses-a-missing-plugin");
+    unknown_plugin.use_agent = true;
+    unknown_plugin.plugin_task_uselist_id = vec!["999999".into()];
+    let err = client
+        .create_server_tasks(&[task("a"), unknown_plugin, task("c")])
+        .await
+        .unwrap_err();
+    let Error::PartialCreate(partial) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(partial.err_key, "1");
+    assert_eq!(partial.failed_indices, vec![1]);
+    assert_eq!((partial.submitted, partial.created()), (3, 2));
+    assert!(partial.err_content.contains("999999"), "{}", partial.err_content);
+    let text = err.to_string();
+    assert!(
+        text.contains("task 1 failed") && text.contains("the other 2 of 3 tasks were created"),
+        "{text}"
+    );
+    let names: Vec<_> = emu
+        .server_tasks()
+        .iter()
+        .map(|t| t["server_name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["a", "c"]);
+    assert_eq!(err.status(), Some(400));
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_a_decode_error_with_a_snippet() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    emu.set_faults(Faults {
+        next: vec![FaultKind::MalformedBody],
+        ..Faults::default()
+    });
+    let err = client.agents().await.unwrap_err();
+    match &err {
+        Error::Decode {
+            endpoint, snippet, ..
+        } => {
+            assert_eq!(*endpoint, monapi::Endpoint::Agents);
+            assert!(!snippet.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    // Not retried: the service answered.
+    assert_eq!(emu.counters().agents, 1);
+}
+
+#[tokio::test]
+async fn a_typed_decode_error_names_the_path() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    // A service report decoded as a distribution does not fit.
+    let raw = client
+        .execute(&monapi::Request::ServiceReport {
+            task_id: 10001,
+            range: DateRange::today(),
+        })
+        .await
+        .unwrap();
+    let err = raw.json::<monapi::Distribution>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert!(
+        err.to_string().contains("GET /v2/service/report/{task_id}.json"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn timeout_is_its_own_kind() {
+    let emu = emulator().await;
+    let client = builder(&emu)
+        .timeout(Duration::from_millis(300))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    client.login().await.unwrap();
+    emu.set_latency(Duration::from_secs(2));
+    let err = client.agents().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err:?}");
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connection_error() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let client = monapi::Client::builder()
+        .base_url(format!("http://127.0.0.1:{port}"))
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .username(USERNAME)
+        .password(PASSWORD)
+        .max_retries(1)
+        .build()
+        .unwrap();
+    let err = client.agents().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Connection, "{err:?}");
+    assert_no_secret(&format!("{err} {err:?}"), &[]);
+}
+
+#[tokio::test]
+async fn no_secret_in_any_error_or_debug_output() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    let token = client.login().await.unwrap();
+    let access = token.access_token.expose().to_string();
+    let refresh = token.refresh_token.as_ref().unwrap().expose().to_string();
+    let secrets = [access.as_str(), refresh.as_str(), "s3cret-phrase"];
+
+    let mut texts = vec![format!("{client:?}"), format!("{token:?}")];
+    let mut collect = |err: Error| texts.push(format!("{err} || {err:?}"));
+
+    collect(
+        builder(&emu)
+            .client_secret("wrong-secret")
+            .build()
+            .unwrap()
+            .login()
+            .await
+            .unwrap_err(),
+    );
+    collect(
+        builder(&emu)
+            .password("wrong-password")
+            .build()
+            .unwrap()
+            .login()
+            .await
+            .unwrap_err(),
+    );
+    collect(
+        client
+            .service_report(424242, DateRange::today())
+            .await
+            .unwrap_err(),
+    );
+    let mut bad = task("x");
+    bad.snmp_v = monapi::SnmpVersion::V3;
+    bad.snmp_user = "u".into();
+    bad.snmp_pass = "s3cret-phrase".into();
+    bad.frequency = 0;
+    texts.push(format!("{bad:?}"));
+    collect(client.create_server_tasks(&[bad]).await.unwrap_err());
+    for fault in [
+        FaultKind::MalformedBody,
+        FaultKind::TruncatedBody,
+        FaultKind::DropConnection,
+        FaultKind::Error500,
+    ] {
+        emu.set_faults(Faults {
+            next: vec![fault; 3],
+            ..Faults::default()
+        });
+        collect(client.agents().await.unwrap_err());
+    }
+    emu.set_faults(Faults::default());
+    emu.set_latency(Duration::from_secs(2));
+    let slow = builder(&emu)
+        .timeout(Duration::from_millis(200))
+        .max_retries(0)
+        .token(token.clone())
+        .build()
+        .unwrap();
+    collect(slow.agents().await.unwrap_err());
+    emu.set_latency(Duration::ZERO);
+    emu.expire_tokens();
+    emu.revoke_refresh_tokens();
+    let no_password = monapi::Client::builder()
+        .base_url(emu.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .token(token)
+        .build()
+        .unwrap();
+    collect(no_password.agents().await.unwrap_err());
+
+    assert!(texts.len() >= 12);
+    for text in &texts {
+        assert_no_secret(text, &secrets);
+    }
+}

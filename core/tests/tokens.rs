@@ -1,0 +1,226 @@
+//! Tokens look after themselves: expiry, rejection, refresh, fallback, single-flight,
+//! persistence.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use monapi::{Client, Error, ErrorKind, Token};
+use monapi_emulator::Config;
+
+fn short_lived() -> Config {
+    Config {
+        token_ttl: Duration::from_secs(1),
+        ..Config::default()
+    }
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refreshed_before_the_call() {
+    let emu = emulator_with(short_lived()).await;
+    let client = client(&emu);
+    let first = client.login().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    client.agents().await.unwrap();
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (1, 1));
+    // Refreshed before the call, so the service never saw the stale token.
+    assert_eq!(counters.agents, 1);
+    assert_ne!(client.token().unwrap().access_token, first.access_token);
+}
+
+#[tokio::test]
+async fn a_rejected_token_is_refreshed_and_the_call_repeated_once() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    emu.expire_tokens();
+    let agents = client.agents().await.unwrap();
+    assert!(!agents.is_empty());
+    let counters = emu.counters();
+    assert_eq!((counters.token_refresh, counters.agents), (1, 2));
+}
+
+#[tokio::test]
+async fn a_refused_refresh_token_falls_back_to_the_password_once() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    emu.expire_tokens();
+    emu.revoke_refresh_tokens();
+    client.service_tasks(1).await.unwrap();
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (2, 1));
+}
+
+#[tokio::test]
+async fn without_a_password_a_refused_refresh_token_is_an_auth_error() {
+    let emu = emulator().await;
+    let saved = client(&emu).login().await.unwrap();
+    emu.expire_tokens();
+    emu.revoke_refresh_tokens();
+    let client = Client::builder()
+        .base_url(emu.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .token(saved)
+        .build()
+        .unwrap();
+    let err = client.agents().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth { error, .. } if error == "invalid_grant"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_calls_across_a_server_side_expiry_make_one_token_request() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    emu.expire_tokens();
+    let before = emu.counters().token;
+    let calls = (0..100).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.service_tasks(1).await.map(|t| t.len()) })
+    });
+    for result in futures::future::join_all(calls).await {
+        assert_eq!(result.unwrap().unwrap(), 50);
+    }
+    assert_eq!(emu.counters().token - before, 1);
+}
+
+#[tokio::test]
+async fn concurrent_calls_across_a_client_side_expiry_make_one_token_request() {
+    let emu = emulator_with(short_lived()).await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let calls = (0..100).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.agents().await.map(|a| a.len()) })
+    });
+    for result in futures::future::join_all(calls).await {
+        assert!(result.unwrap().unwrap() > 0);
+    }
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (1, 1));
+}
+
+#[tokio::test]
+async fn concurrent_first_calls_log_in_once() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    let calls = (0..50).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.agents().await.map(|_| ()) })
+    });
+    for result in futures::future::join_all(calls).await {
+        result.unwrap().unwrap();
+    }
+    assert_eq!(emu.counters().token, 1);
+}
+
+#[tokio::test]
+async fn explicit_refresh_rotates_the_refresh_token() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    let first = client.login().await.unwrap();
+    let second = client.refresh().await.unwrap();
+    assert_ne!(first.access_token, second.access_token);
+    assert_ne!(first.refresh_token, second.refresh_token);
+    // The old refresh token was retired by the service.
+    let stale = Client::builder()
+        .base_url(emu.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .token(first)
+        .build()
+        .unwrap();
+    let err = stale.refresh().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth { error, .. } if error == "invalid_grant"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn refresh_before_login_is_invalid_input() {
+    let emu = emulator().await;
+    let err = client(&emu).refresh().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert_eq!(emu.counters().total, 0);
+}
+
+#[tokio::test]
+async fn a_saved_token_is_resumed_without_logging_in() {
+    let emu = emulator().await;
+    let saved = client(&emu).login().await.unwrap();
+    let json = serde_json::to_string(&saved).unwrap();
+    let restored: Token = serde_json::from_str(&json).unwrap();
+    assert_eq!(restored, saved);
+    let client = builder(&emu).token(restored).build().unwrap();
+    client.agents().await.unwrap();
+    assert_eq!(emu.counters().token, 1, "only the first client logged in");
+}
+
+#[tokio::test]
+async fn on_token_fires_on_every_new_token() {
+    let emu = emulator().await;
+    let seen: Arc<Mutex<Vec<Token>>> = Arc::default();
+    let sink = seen.clone();
+    let client = builder(&emu)
+        .on_token(move |t| sink.lock().unwrap().push(t.clone()))
+        .build()
+        .unwrap();
+    client.agents().await.unwrap();
+    emu.expire_tokens();
+    client.agents().await.unwrap();
+    client.refresh().await.unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen.last().unwrap(), &client.token().unwrap());
+}
+
+#[tokio::test]
+async fn password_md5_is_accepted_as_given() {
+    let emu = emulator().await;
+    let client = builder(&emu)
+        .password_md5(PASSWORD_MD5.to_uppercase())
+        .build()
+        .unwrap();
+    client.login().await.unwrap();
+}
+
+#[tokio::test]
+async fn invalid_client_and_invalid_grant() {
+    let emu = emulator().await;
+    let err = builder(&emu)
+        .client_secret("wrong")
+        .build()
+        .unwrap()
+        .login()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth { error, .. } if error == "invalid_client"),
+        "{err:?}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Auth);
+
+    let err = builder(&emu)
+        .password("wrong")
+        .build()
+        .unwrap()
+        .agents()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth { error, .. } if error == "invalid_grant"),
+        "{err:?}"
+    );
+    // Login failures are not retried.
+    assert_eq!(emu.counters().token, 2);
+}
