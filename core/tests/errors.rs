@@ -130,7 +130,12 @@ async fn no_secret_in_any_error_or_debug_output() {
     let refresh = token.refresh_token.as_ref().unwrap().expose().to_string();
     let secrets = [access.as_str(), refresh.as_str(), "s3cret-phrase"];
 
-    let mut texts = vec![format!("{client:?}"), format!("{token:?}")];
+    let mut bad = task("x");
+    bad.snmp_v = monapi::SnmpVersion::V3;
+    bad.snmp_user = "u".into();
+    bad.snmp_pass = "s3cret-phrase".into();
+    bad.frequency = 0;
+    let mut texts = vec![format!("{client:?}"), format!("{token:?}"), format!("{bad:?}")];
     let mut collect = |err: Error| texts.push(format!("{err} || {err:?}"));
 
     collect(
@@ -157,12 +162,6 @@ async fn no_secret_in_any_error_or_debug_output() {
             .await
             .unwrap_err(),
     );
-    let mut bad = task("x");
-    bad.snmp_v = monapi::SnmpVersion::V3;
-    bad.snmp_user = "u".into();
-    bad.snmp_pass = "s3cret-phrase".into();
-    bad.frequency = 0;
-    texts.push(format!("{bad:?}"));
     collect(client.create_server_tasks(&[bad]).await.unwrap_err());
     for fault in [
         FaultKind::MalformedBody,

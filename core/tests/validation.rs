@@ -200,7 +200,7 @@ fn loose_json_enumerations_are_checked_with_index_and_field() {
         ("snmp_authtype", serde_json::json!("RSA"), "snmp_authtype"),
         ("use_agent", serde_json::json!("yes"), "use_agent"),
         ("frequency", serde_json::json!("often"), "frequency"),
-        ("task_type", serde_json::json!(["cpu", "gpu"]), "task_type.[1]"),
+        ("task_type", serde_json::json!(["cpu", "gpu"]), "task_type[1]"),
     ] {
         let mut bad = base.clone();
         bad[field] = value;

@@ -219,17 +219,35 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum ListOrEmpty<T> {
-        List(Vec<T>),
-        Empty(Option<BTreeMap<String, serde_json::Value>>),
+    deserializer.deserialize_any(ListVisitor(PhantomData))
+}
+
+struct ListVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
     }
-    match ListOrEmpty::deserialize(deserializer)? {
-        ListOrEmpty::List(items) => Ok(items),
-        ListOrEmpty::Empty(None) => Ok(Vec::new()),
-        ListOrEmpty::Empty(Some(map)) if map.is_empty() => Ok(Vec::new()),
-        ListOrEmpty::Empty(Some(_)) => Err(de::Error::custom("expected a list")),
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element()? {
+            out.push(item);
+        }
+        Ok(out)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("expected a list, got a non-empty object"));
+        }
+        Ok(Vec::new())
     }
 }
 

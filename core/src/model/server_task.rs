@@ -516,11 +516,14 @@ impl ServerTask {
 fn path_error(err: &serde_path_to_error::Error<serde_json::Error>) -> Error {
     use serde_path_to_error::Segment;
     let mut index = None;
-    let mut fields = Vec::new();
+    let mut fields: Vec<String> = Vec::new();
     for segment in err.path().iter() {
         match segment {
-            Segment::Seq { index: i } if index.is_none() && fields.is_empty() => index = Some(*i),
-            Segment::Seq { index: i } => fields.push(format!("[{i}]")),
+            Segment::Seq { index: i } => match fields.last_mut() {
+                Some(field) => field.push_str(&format!("[{i}]")),
+                None if index.is_none() => index = Some(*i),
+                None => {}
+            },
             Segment::Map { key } => fields.push(key.clone()),
             Segment::Enum { variant } => fields.push(variant.clone()),
             Segment::Unknown => {}

@@ -11,7 +11,7 @@ use super::de;
 /// let json = r#"{"task_id":"10001","task_name":"web","task_type":"apache","frequency":"5",
 ///                "last_check_time":"2026-11-21 23:55:00","task_status":"启用"}"#;
 /// let task: monapi::ServiceTask = serde_json::from_str(json).unwrap();
-/// assert_eq!((task.task_id, task.frequency), (10001, 5));
+/// assert_eq!((task.task_id, task.frequency), (10001, Some(5)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTask {
@@ -68,21 +68,34 @@ pub struct ServiceRecord {
     pub extra: Map<String, Value>,
 }
 
+/// The series object; PHP sends an empty report as `[]`.
 fn series<'de, D: Deserializer<'de>>(d: D) -> Result<IndexMap<String, Vec<ServiceRecord>>, D::Error> {
-    // PHP sends an empty report as `[]`.
     #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Series {
-        Map(IndexMap<String, EmptyOrList>),
-        Empty(Vec<Value>),
+    struct Records(#[serde(deserialize_with = "de::list")] Vec<ServiceRecord>);
+
+    struct SeriesVisitor;
+    impl<'de> Visitor<'de> for SeriesVisitor {
+        type Value = IndexMap<String, Vec<ServiceRecord>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of series")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                return Err(serde::de::Error::custom(
+                    "expected an object of series, got a list",
+                ));
+            }
+            Ok(IndexMap::new())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = IndexMap::new();
+            while let Some((name, Records(records))) = map.next_entry::<String, Records>()? {
+                out.insert(name, records);
+            }
+            Ok(out)
+        }
     }
-    #[derive(Deserialize)]
-    struct EmptyOrList(#[serde(deserialize_with = "de::list")] Vec<ServiceRecord>);
-    match Series::deserialize(d)? {
-        Series::Map(map) => Ok(map.into_iter().map(|(k, v)| (k, v.0)).collect()),
-        Series::Empty(items) if items.is_empty() => Ok(IndexMap::new()),
-        Series::Empty(_) => Err(serde::de::Error::custom("expected an object of series")),
-    }
+    d.deserialize_any(SeriesVisitor)
 }
 
 impl<'de> Deserialize<'de> for ServiceRecord {

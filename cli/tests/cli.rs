@@ -1,0 +1,141 @@
+//! The `monapi` binary: help, serve, calls against the served emulator, one-line errors.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_monapi");
+
+/// `monapi serve --port 0`, stopped when dropped.
+struct Served {
+    child: Child,
+    base_url: String,
+}
+
+impl Served {
+    fn start() -> Served {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0", "--seed", "7"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base_url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no URL in {line:?}"))
+            .to_string();
+        Served { child, base_url }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(args)
+            .env("MONAPI_BASE_URL", &self.base_url)
+            .env("MONAPI_CLIENT_ID", "demo_id")
+            .env("MONAPI_CLIENT_SECRET", "demo_secret")
+            .env("MONAPI_USERNAME", "test@example.com")
+            .env("MONAPI_PASSWORD", "123456")
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn help_on_every_command() {
+    for args in [
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["token", "--help"],
+        vec!["tasks", "--help"],
+        vec!["agents", "--help"],
+        vec!["report", "--help"],
+    ] {
+        let output = Command::new(BIN).args(&args).output().unwrap();
+        assert!(output.status.success(), "{args:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains("Usage: monapi"), "{args:?}: {text}");
+    }
+}
+
+#[test]
+fn calls_against_the_served_emulator() {
+    let served = Served::start();
+    let tasks = json(&served.run(&["tasks"]));
+    assert_eq!(tasks.as_array().unwrap().len(), 120);
+    assert_eq!(tasks[0]["task_id"], "10001");
+    let page = json(&served.run(&["tasks", "--page", "3"]));
+    assert_eq!(page.as_array().unwrap().len(), 20);
+    let agents = json(&served.run(&["agents"]));
+    assert!(agents.as_object().unwrap().len() >= 3);
+    let report = json(&served.run(&["report", "site", "20001", "--monitor", "average"]));
+    assert_eq!(report.as_object().unwrap().keys().collect::<Vec<_>>(), ["0"]);
+    let dist = json(&served.run(&[
+        "report",
+        "distribution",
+        "20001",
+        "--from",
+        "2026-11-01",
+        "--to",
+        "2026-11-02",
+    ]));
+    assert!(dist.as_object().unwrap().values().all(|b| b["count"].is_number()));
+    let service = json(&served.run(&["report", "service", "10001"]));
+    assert!(!service.as_object().unwrap().is_empty());
+    let token = json(&served.run(&["token"]));
+    assert_eq!(token["token_type"], "bearer");
+}
+
+#[test]
+fn errors_are_one_line_and_exit_non_zero() {
+    let served = Served::start();
+    for (args, needle) in [
+        (vec!["report", "site", "20001", "--monitor", "north"], "monitor"),
+        (
+            vec!["report", "service", "10001", "--from", "2026-02-30"],
+            "start_date",
+        ),
+        (vec!["report", "service", "999999"], "404"),
+    ] {
+        let output = served.run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("monapi: error: ") && stderr.contains(needle),
+            "{stderr}"
+        );
+    }
+    let output = Command::new(BIN).arg("agents").env_clear().output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("base_url") && stderr.contains("MONAPI_BASE_URL"),
+        "{stderr}"
+    );
+
+    let output = served.run(&["agents", "--client-secret", "wrong-secret"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("invalid_client") && !stderr.contains("wrong-secret"),
+        "{stderr}"
+    );
+}
