@@ -1,0 +1,386 @@
+//! The shared, mutable part of an emulator: settings that tests change at run time,
+//! tokens, created server tasks and counters. Every lock here is held for a lookup or
+//! an update only, never across an await or while generating a report.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use md5::{Digest, Md5};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{Config, FaultKind, Faults};
+use crate::reports::ReportCache;
+use crate::rng::{hash, SplitMix};
+use crate::state::{World, FIRST_SERVER_TASK};
+
+/// Requests received per spec endpoint since start or the last reset, counted before
+/// latency, faults and validation (so faulted and failed requests count too).
+///
+/// ```
+/// let counters = monapi_emulator::Counters::default();
+/// assert_eq!(counters.total, 0);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Token endpoint, any grant.
+    pub token: u64,
+    /// Token endpoint with `grant_type=password`.
+    pub token_password: u64,
+    /// Token endpoint with `grant_type=refresh_token`.
+    pub token_refresh: u64,
+    /// `POST /v2/server/create.json`.
+    pub create: u64,
+    /// `GET /v2/service/lists.json`.
+    pub service_tasks: u64,
+    /// `GET /v2/agent/lists.json`.
+    pub agents: u64,
+    /// `GET /v2/service/report/{id}.json`.
+    pub service_report: u64,
+    /// `GET /v2/site/report/{id}.json`.
+    pub site_report: u64,
+    /// `GET /v2/site/respose_time_distribute/{id}.json`.
+    pub distribution: u64,
+    /// All spec endpoints together (never `/_emulator/`).
+    pub total: u64,
+}
+
+/// The spec endpoints, for counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Endpoint {
+    Token,
+    Create,
+    ServiceTasks,
+    Agents,
+    ServiceReport,
+    SiteReport,
+    Distribution,
+}
+
+#[derive(Default)]
+struct AtomicCounters {
+    token: AtomicU64,
+    token_password: AtomicU64,
+    token_refresh: AtomicU64,
+    create: AtomicU64,
+    service_tasks: AtomicU64,
+    agents: AtomicU64,
+    service_report: AtomicU64,
+    site_report: AtomicU64,
+    distribution: AtomicU64,
+    total: AtomicU64,
+}
+
+impl AtomicCounters {
+    fn all(&self) -> [&AtomicU64; 10] {
+        [
+            &self.token,
+            &self.token_password,
+            &self.token_refresh,
+            &self.create,
+            &self.service_tasks,
+            &self.agents,
+            &self.service_report,
+            &self.site_report,
+            &self.distribution,
+            &self.total,
+        ]
+    }
+}
+
+/// The settings that can change at run time.
+pub(crate) struct Knobs {
+    pub(crate) token_ttl: Duration,
+    pub(crate) latency: Duration,
+    pub(crate) faults: Faults,
+    fault_rng: SplitMix,
+}
+
+#[derive(Default)]
+struct Tokens {
+    /// Access token -> moment it expires.
+    access: HashMap<String, Instant>,
+    /// Live refresh token -> client it was issued to.
+    refresh: HashMap<String, String>,
+}
+
+struct Created {
+    next_id: u64,
+    tasks: Vec<Value>,
+}
+
+/// Why an access token was refused.
+pub(crate) enum TokenProblem {
+    Invalid,
+    Expired,
+}
+
+/// A fresh token pair.
+pub(crate) struct Issued {
+    pub(crate) access_token: String,
+    pub(crate) refresh_token: String,
+    pub(crate) expires_in: u64,
+}
+
+// Above this many stored access tokens, expired ones are forgotten (they then read as
+// invalid rather than expired), so long benchmarks do not grow the map without bound.
+const ACCESS_TOKENS_KEPT: usize = 10_000;
+
+pub(crate) struct App {
+    pub(crate) world: Arc<World>,
+    pub(crate) cache: ReportCache,
+    clients: Vec<(String, String)>,
+    /// (username, lowercase MD5 hex of the password).
+    users: Vec<(String, String)>,
+    initial: (Duration, Duration, Faults),
+    knobs: Mutex<Knobs>,
+    tokens: Mutex<Tokens>,
+    created: Mutex<Created>,
+    counters: AtomicCounters,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // No code panics while holding these locks; recover anyway rather than cascade.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn md5_hex(text: &str) -> String {
+    Md5::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+impl App {
+    pub(crate) fn new(config: &Config) -> App {
+        let today = chrono::Utc::now().date_naive();
+        App {
+            world: Arc::new(World::new(config, today)),
+            cache: ReportCache::default(),
+            clients: config.clients.clone(),
+            users: config
+                .users
+                .iter()
+                .map(|(name, password)| (name.clone(), md5_hex(password)))
+                .collect(),
+            initial: (config.token_ttl, config.latency, config.faults.clone()),
+            knobs: Mutex::new(Knobs {
+                token_ttl: config.token_ttl,
+                latency: config.latency,
+                faults: config.faults.clone(),
+                fault_rng: fault_rng(config.seed),
+            }),
+            tokens: Mutex::default(),
+            created: Mutex::new(Created {
+                next_id: FIRST_SERVER_TASK,
+                tasks: Vec::new(),
+            }),
+            counters: AtomicCounters::default(),
+        }
+    }
+
+    pub(crate) fn count(&self, endpoint: Endpoint) {
+        let c = &self.counters;
+        let counter = match endpoint {
+            Endpoint::Token => &c.token,
+            Endpoint::Create => &c.create,
+            Endpoint::ServiceTasks => &c.service_tasks,
+            Endpoint::Agents => &c.agents,
+            Endpoint::ServiceReport => &c.service_report,
+            Endpoint::SiteReport => &c.site_report,
+            Endpoint::Distribution => &c.distribution,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        c.total.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts the grant of a token request (read by the middleware before any fault).
+    pub(crate) fn count_grant(&self, grant_type: &str) {
+        match grant_type {
+            "password" => self.counters.token_password.fetch_add(1, Ordering::Relaxed),
+            "refresh_token" => self.counters.token_refresh.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+    }
+
+    pub(crate) fn counters(&self) -> Counters {
+        let c = &self.counters;
+        let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        Counters {
+            token: get(&c.token),
+            token_password: get(&c.token_password),
+            token_refresh: get(&c.token_refresh),
+            create: get(&c.create),
+            service_tasks: get(&c.service_tasks),
+            agents: get(&c.agents),
+            service_report: get(&c.service_report),
+            site_report: get(&c.site_report),
+            distribution: get(&c.distribution),
+            total: get(&c.total),
+        }
+    }
+
+    pub(crate) fn knobs(&self) -> MutexGuard<'_, Knobs> {
+        lock(&self.knobs)
+    }
+
+    pub(crate) fn latency(&self) -> Duration {
+        self.knobs().latency
+    }
+
+    /// Replaces the faults and re-seeds their RNG, so a test that sets faults gets the
+    /// same sequence whatever ran before.
+    pub(crate) fn set_faults(&self, faults: Faults) {
+        let mut knobs = self.knobs();
+        knobs.faults = faults;
+        knobs.fault_rng = fault_rng(self.world.seed);
+    }
+
+    /// The fault for the next request, if any: the queue first, then one draw against
+    /// the shares.
+    pub(crate) fn next_fault(&self) -> Option<(FaultKind, u64)> {
+        let mut knobs = self.knobs();
+        let Knobs {
+            faults, fault_rng, ..
+        } = &mut *knobs;
+        let retry_after = faults.retry_after_secs;
+        if !faults.next.is_empty() {
+            return Some((faults.next.remove(0), retry_after));
+        }
+        let shares = [
+            (FaultKind::Error500, faults.error_500),
+            (FaultKind::Error503, faults.error_503),
+            (FaultKind::Error429, faults.error_429),
+            (FaultKind::DropConnection, faults.drop_connection),
+            (FaultKind::TruncatedBody, faults.truncated_body),
+            (FaultKind::MalformedBody, faults.malformed_body),
+        ];
+        if shares.iter().all(|&(_, share)| share <= 0.0) {
+            return None;
+        }
+        let draw = fault_rng.unit();
+        let mut bound = 0.0;
+        shares.into_iter().find_map(|(kind, share)| {
+            bound += share.max(0.0);
+            (draw < bound).then_some((kind, retry_after))
+        })
+    }
+
+    /// Back to the state at start; the report cache stays (its bodies depend only on
+    /// the seed and the request).
+    pub(crate) fn reset(&self) {
+        {
+            let mut knobs = self.knobs();
+            let (ttl, latency, faults) = self.initial.clone();
+            knobs.token_ttl = ttl;
+            knobs.latency = latency;
+            knobs.faults = faults;
+            knobs.fault_rng = fault_rng(self.world.seed);
+        }
+        *lock(&self.tokens) = Tokens::default();
+        *lock(&self.created) = Created {
+            next_id: FIRST_SERVER_TASK,
+            tasks: Vec::new(),
+        };
+        self.counters
+            .all()
+            .iter()
+            .for_each(|counter| counter.store(0, Ordering::Relaxed));
+    }
+
+    pub(crate) fn client_known(&self, id: &str, secret: &str) -> bool {
+        self.clients.iter().any(|(i, s)| i == id && s == secret)
+    }
+
+    /// `password_md5` is compared case-insensitively (clients send either case).
+    pub(crate) fn user_known(&self, name: &str, password_md5: &str) -> bool {
+        self.users
+            .iter()
+            .any(|(n, md5)| n == name && md5.eq_ignore_ascii_case(password_md5))
+    }
+
+    pub(crate) fn issue(&self, client_id: &str) -> Issued {
+        let ttl = self.knobs().token_ttl;
+        let issued = Issued {
+            access_token: random_token(),
+            refresh_token: random_token(),
+            expires_in: ttl.as_secs(),
+        };
+        let now = Instant::now();
+        let mut tokens = lock(&self.tokens);
+        if tokens.access.len() >= ACCESS_TOKENS_KEPT {
+            tokens.access.retain(|_, expires| *expires > now);
+        }
+        tokens.access.insert(issued.access_token.clone(), now + ttl);
+        tokens
+            .refresh
+            .insert(issued.refresh_token.clone(), client_id.to_string());
+        issued
+    }
+
+    /// Retires `refresh_token` if it is live and was issued to `client_id`.
+    pub(crate) fn take_refresh(&self, refresh_token: &str, client_id: &str) -> bool {
+        let mut tokens = lock(&self.tokens);
+        match tokens.refresh.get(refresh_token) {
+            Some(owner) if owner == client_id => {
+                tokens.refresh.remove(refresh_token);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn check_access(&self, token: Option<&str>) -> Result<(), TokenProblem> {
+        let tokens = lock(&self.tokens);
+        match token.and_then(|token| tokens.access.get(token)) {
+            None => Err(TokenProblem::Invalid),
+            Some(expires) if *expires <= Instant::now() => Err(TokenProblem::Expired),
+            Some(_) => Ok(()),
+        }
+    }
+
+    pub(crate) fn expire_tokens(&self) {
+        let now = Instant::now();
+        lock(&self.tokens)
+            .access
+            .values_mut()
+            .for_each(|expires| *expires = now);
+    }
+
+    pub(crate) fn revoke_refresh_tokens(&self) {
+        lock(&self.tokens).refresh.clear();
+    }
+
+    /// Stores validated tasks, giving each the next id.
+    pub(crate) fn store_tasks(&self, tasks: Vec<Value>) -> Vec<u64> {
+        let mut created = lock(&self.created);
+        tasks
+            .into_iter()
+            .map(|mut task| {
+                let id = created.next_id;
+                created.next_id += 1;
+                if let Value::Object(fields) = &mut task {
+                    fields.insert("task_id".into(), id.into());
+                }
+                created.tasks.push(task);
+                id
+            })
+            .collect()
+    }
+
+    pub(crate) fn server_tasks(&self) -> Vec<Value> {
+        lock(&self.created).tasks.clone()
+    }
+}
+
+fn fault_rng(seed: u64) -> SplitMix {
+    SplitMix::new(hash(&[seed, 0xFA17]))
+}
+
+/// 40 hex digits from the thread's CSPRNG: not guessable, not deterministic.
+fn random_token() -> String {
+    let bytes: [u8; 20] = rand::random();
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

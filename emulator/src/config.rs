@@ -1,0 +1,147 @@
+//! Start-up configuration, fault injection settings and the demo account.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Client id of the demo API client that [`Config::default`] registers.
+pub const DEMO_CLIENT_ID: &str = "demo_id";
+/// Client secret of the demo API client that [`Config::default`] registers.
+pub const DEMO_CLIENT_SECRET: &str = "demo_secret";
+/// Login of the demo user account that [`Config::default`] registers.
+pub const DEMO_USERNAME: &str = "test@example.com";
+/// Plain password of the demo user; the token endpoint expects its MD5 hex
+/// (`e10adc3949ba59abbe56e057f20f883e`).
+pub const DEMO_PASSWORD: &str = "123456";
+
+/// How an emulator starts: seed of the generated data, accounts, token lifetime,
+/// latency and faults.
+///
+/// `Config::default()` is the demo setup: seed 42, the demo client and user,
+/// one-hour tokens, no latency, no faults, 120 service tasks.
+///
+/// ```
+/// use std::time::Duration;
+/// let config = monapi_emulator::Config {
+///     seed: 7,
+///     token_ttl: Duration::from_secs(2),
+///     ..Default::default()
+/// };
+/// assert_eq!(config.clients[0].0, monapi_emulator::DEMO_CLIENT_ID);
+/// ```
+#[derive(Clone)]
+pub struct Config {
+    /// Seed of every generated value (tasks, agents, reports, fault draws).
+    pub seed: u64,
+    /// Lifetime of access tokens issued from now on (`expires_in` is its whole seconds).
+    pub token_ttl: Duration,
+    /// Registered API clients as `(client_id, client_secret)`.
+    pub clients: Vec<(String, String)>,
+    /// User accounts as `(username, plain password)`; the token endpoint receives the
+    /// password's MD5 hex.
+    pub users: Vec<(String, String)>,
+    /// Delay added before every spec endpoint answers (never to `/_emulator/`).
+    pub latency: Duration,
+    /// Faults injected into spec endpoint responses.
+    pub faults: Faults,
+    /// Base of the agent download links (`{download_url}` in the spec).
+    pub download_url: String,
+    /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
+    pub service_tasks: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 42,
+            token_ttl: Duration::from_secs(3600),
+            clients: vec![(DEMO_CLIENT_ID.into(), DEMO_CLIENT_SECRET.into())],
+            users: vec![(DEMO_USERNAME.into(), DEMO_PASSWORD.into())],
+            latency: Duration::ZERO,
+            faults: Faults::default(),
+            download_url: "http://download.monapi.invalid".into(),
+            service_tasks: 120,
+        }
+    }
+}
+
+// Hand-written so that secrets and passwords never reach logs or test output.
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let clients: Vec<_> = self.clients.iter().map(|(id, _)| (id, "***")).collect();
+        let users: Vec<_> = self.users.iter().map(|(name, _)| (name, "***")).collect();
+        f.debug_struct("Config")
+            .field("seed", &self.seed)
+            .field("token_ttl", &self.token_ttl)
+            .field("clients", &clients)
+            .field("users", &users)
+            .field("latency", &self.latency)
+            .field("faults", &self.faults)
+            .field("download_url", &self.download_url)
+            .field("service_tasks", &self.service_tasks)
+            .finish()
+    }
+}
+
+/// Faults injected into spec endpoint responses (never into `/_emulator/`).
+///
+/// The queue [`Faults::next`] is served first, one fault per request in order; after it
+/// is empty each request draws once from an RNG seeded from [`Config::seed`] and gets a
+/// fault with the given share (`0.0..=1.0`, checked in field order). Setting faults
+/// re-seeds that RNG, so the same settings and requests give the same faults.
+///
+/// ```
+/// use monapi_emulator::{FaultKind, Faults};
+/// let faults = Faults {
+///     next: vec![FaultKind::Error503, FaultKind::DropConnection],
+///     retry_after_secs: 2,
+///     ..Default::default()
+/// };
+/// assert_eq!(faults.error_500, 0.0);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Faults {
+    /// Share of requests answered `500 {"code":500,"msg":"internal error"}`.
+    pub error_500: f64,
+    /// Share of requests answered `503 {"code":503,...}` with `Retry-After`.
+    pub error_503: f64,
+    /// Share of requests answered `429 {"code":429,...}` with `Retry-After`.
+    pub error_429: f64,
+    /// Value of the `Retry-After` header on 429 and 503, sent as given (0 allowed).
+    pub retry_after_secs: u64,
+    /// Share of requests whose TCP connection is closed without any response.
+    pub drop_connection: f64,
+    /// Share of requests whose real response is sent with the full `Content-Length`
+    /// but only the first half of the body, then the connection is closed.
+    pub truncated_body: f64,
+    /// Share of requests answered 200 with a body that is not JSON (a PHP fatal error page).
+    pub malformed_body: f64,
+    /// Faults for the next requests, one each in order, before any share applies.
+    pub next: Vec<FaultKind>,
+}
+
+/// One kind of injected fault; see [`Faults`].
+///
+/// In JSON: `error500`, `error503`, `error429` (serde's snake_case; `error_500` etc. are
+/// accepted too), `drop_connection`, `truncated_body`, `malformed_body`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// HTTP 500 with `{"code":500,"msg":"internal error"}`.
+    #[serde(alias = "error_500")]
+    Error500,
+    /// HTTP 503 with a `{"code":503,"msg":...}` body and `Retry-After`.
+    #[serde(alias = "error_503")]
+    Error503,
+    /// HTTP 429 with a `{"code":429,"msg":...}` body and `Retry-After`.
+    #[serde(alias = "error_429")]
+    Error429,
+    /// The connection is closed without any response.
+    DropConnection,
+    /// Full `Content-Length`, half the body, then the connection is closed.
+    TruncatedBody,
+    /// HTTP 200 whose body is an HTML error page instead of JSON.
+    MalformedBody,
+}

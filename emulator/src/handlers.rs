@@ -1,0 +1,397 @@
+//! Routes: the spec endpoints (behind the fault layer) and the `/_emulator/` test hooks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put, MethodRouter};
+use axum::{Json, Router};
+use bytes::Bytes;
+use chrono::NaiveDate;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::{App, Endpoint};
+use crate::auth::{authorize, invalid_token, token};
+use crate::config::Faults;
+use crate::faults::spec_layer;
+use crate::reports::{Range, ReportKey};
+use crate::validate;
+
+/// Largest form body accepted (create batches, token requests).
+pub(crate) const MAX_FORM_BYTES: usize = 16 << 20;
+
+/// Longest report range, in days (our choice; the spec gives no limit).
+const MAX_RANGE_DAYS: i64 = 366;
+
+/// A response as the real service sends it: JSON (or not) labelled as HTML.
+pub(crate) fn php_body(status: StatusCode, body: impl Into<Body>) -> Response {
+    let mut response = (status, body.into()).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=UTF-8"));
+    response
+}
+
+pub(crate) fn php_json(status: StatusCode, value: &Value) -> Response {
+    php_body(status, serde_json::to_vec(value).expect("json values serialize"))
+}
+
+/// The ordinary error shape `{"code":<status>,"msg":"..."}`.
+pub(crate) fn api_error(status: StatusCode, msg: impl Into<String>) -> Response {
+    php_json(status, &json!({"code": status.as_u16(), "msg": msg.into()}))
+}
+
+/// Why a request is refused; small so that handlers can use `?` on it.
+pub(crate) enum Refusal {
+    /// `{"code":<status>,"msg":...}`.
+    Api(StatusCode, String),
+    /// `invalid_token` with this description.
+    InvalidToken(&'static str),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::Api(status, msg) => api_error(status, msg),
+            Refusal::InvalidToken(description) => invalid_token(description),
+        }
+    }
+}
+
+pub(crate) fn router(app: Arc<App>) -> Router {
+    let spec = |endpoint: Endpoint, route: MethodRouter<Arc<App>>| {
+        route
+            .fallback(method_not_allowed)
+            .layer(from_fn_with_state((app.clone(), endpoint), spec_layer))
+    };
+    Router::new()
+        .route("/v2/oauth/token.json", spec(Endpoint::Token, post(token)))
+        .route("/v2/server/create.json", spec(Endpoint::Create, post(create)))
+        .route(
+            "/v2/service/lists.json",
+            spec(Endpoint::ServiceTasks, get(service_tasks)),
+        )
+        .route("/v2/agent/lists.json", spec(Endpoint::Agents, get(agents)))
+        .route(
+            "/v2/service/report/{file}",
+            spec(Endpoint::ServiceReport, get(service_report)),
+        )
+        .route(
+            "/v2/site/report/{file}",
+            spec(Endpoint::SiteReport, get(site_report)),
+        )
+        .route(
+            "/v2/site/respose_time_distribute/{file}",
+            spec(Endpoint::Distribution, get(distribution)),
+        )
+        .route("/_emulator/counters", get(hook_counters))
+        .route("/_emulator/reset", post(hook_reset))
+        .route("/_emulator/config", put(hook_config))
+        .route("/_emulator/expire_tokens", post(hook_expire_tokens))
+        .route(
+            "/_emulator/revoke_refresh_tokens",
+            post(hook_revoke_refresh_tokens),
+        )
+        .route("/_emulator/server_tasks", get(hook_server_tasks))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+        .with_state(app)
+}
+
+async fn method_not_allowed() -> Response {
+    api_error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+}
+
+async fn not_found() -> Response {
+    api_error(StatusCode::NOT_FOUND, "no such endpoint")
+}
+
+/// Query parameters in order; a malformed query reads as empty.
+struct Query(Vec<(String, String)>);
+
+impl Query {
+    fn of(uri: &Uri) -> Query {
+        Query(serde_urlencoded::from_str(uri.query().unwrap_or("")).unwrap_or_default())
+    }
+
+    /// The first value of `name`.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn authorize(&self, app: &App) -> Result<(), Refusal> {
+        authorize(app, self.get("access_token"))
+    }
+}
+
+fn bad_request(msg: impl Into<String>) -> Refusal {
+    Refusal::Api(StatusCode::BAD_REQUEST, msg.into())
+}
+
+fn digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The task id of a `<task_id>.json` path segment.
+fn task_id(file: &str) -> Result<u64, Refusal> {
+    let Some(id) = file.strip_suffix(".json") else {
+        return Err(Refusal::Api(StatusCode::NOT_FOUND, "no such endpoint".into()));
+    };
+    if id.is_empty() {
+        return Err(bad_request("no task id given"));
+    }
+    if !digits(id) {
+        return Err(bad_request(format!("task id must be digits, got '{id}'")));
+    }
+    // Digits too long for u64 name no task either.
+    id.parse().map_err(|_| task_not_found(id))
+}
+
+fn task_not_found(id: impl std::fmt::Display) -> Refusal {
+    Refusal::Api(StatusCode::NOT_FOUND, format!("task {id} not found"))
+}
+
+fn today() -> NaiveDate {
+    chrono::Utc::now().date_naive()
+}
+
+/// A `Y-m-d` date, strictly: four-digit year, two-digit month and day, a real day.
+fn date(query: &Query, name: &str, today: NaiveDate) -> Result<NaiveDate, Refusal> {
+    let Some(text) = query.get(name) else {
+        return Ok(today);
+    };
+    let shaped = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    shaped
+        .then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok())
+        .flatten()
+        .ok_or_else(|| {
+            bad_request(format!(
+                "{name} must be a date as Y-m-d (e.g. 2026-11-01), got '{text}'"
+            ))
+        })
+}
+
+fn range(query: &Query, today: NaiveDate) -> Result<Range, Refusal> {
+    let start = date(query, "start_date", today)?;
+    let end = date(query, "end_date", today)?;
+    if start > end {
+        return Err(bad_request(format!("start_date {start} is after end_date {end}")));
+    }
+    let days = (end - start).num_days() + 1;
+    if days > MAX_RANGE_DAYS {
+        return Err(bad_request(format!(
+            "date range start_date {start} to end_date {end} is {days} days; at most {MAX_RANGE_DAYS} allowed"
+        )));
+    }
+    Ok(Range { start, end })
+}
+
+fn ok_body(body: Bytes) -> Response {
+    php_body(StatusCode::OK, body)
+}
+
+async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    let query = Query::of(&uri);
+    query.authorize(&app)?;
+    let page = match query.get("page") {
+        None => 1,
+        Some(text) => match text.parse::<u64>() {
+            Ok(page) if digits(text) && page >= 1 => page,
+            _ => return Err(bad_request(format!("page must be an integer >= 1, got '{text}'"))),
+        },
+    };
+    Ok(ok_body(app.world.page(page).unwrap_or(Bytes::from_static(b"[]"))))
+}
+
+async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    Ok(ok_body(app.world.agents.clone()))
+}
+
+async fn service_report(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    uri: Uri,
+) -> Result<Response, Refusal> {
+    let query = Query::of(&uri);
+    query.authorize(&app)?;
+    let id = task_id(&file)?;
+    let task = app.world.service_task(id).ok_or_else(|| task_not_found(id))?;
+    let key = ReportKey::Service {
+        task: task.id,
+        range: range(&query, today())?,
+    };
+    Ok(ok_body(app.cache.get(&app.world, key).await))
+}
+
+async fn site_report(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    uri: Uri,
+) -> Result<Response, Refusal> {
+    let query = Query::of(&uri);
+    query.authorize(&app)?;
+    let id = task_id(&file)?;
+    let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
+    let today = today();
+    let range = range(&query, today)?;
+    let monitor = match query.get("monitor") {
+        None => None,
+        Some(text) => {
+            let point = text.parse::<u32>().ok().filter(|_| digits(text));
+            let Some(point) = point else {
+                return Err(bad_request(format!(
+                    "monitor must be a monitoring-point id (digits), got '{text}'"
+                )));
+            };
+            if point != 0 && !site.points.iter().any(|p| p.id == point) {
+                return Err(bad_request(format!(
+                    "monitor {point} is not a monitoring point of task {id}"
+                )));
+            }
+            Some(point)
+        }
+    };
+    let key = ReportKey::Site {
+        task: site.id,
+        range,
+        monitor,
+        today: range.contains(today).then_some(today),
+    };
+    Ok(ok_body(app.cache.get(&app.world, key).await))
+}
+
+async fn distribution(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    uri: Uri,
+) -> Result<Response, Refusal> {
+    let query = Query::of(&uri);
+    query.authorize(&app)?;
+    let id = task_id(&file)?;
+    let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
+    let today = today();
+    let range = range(&query, today)?;
+    let key = ReportKey::Distribution {
+        task: site.id,
+        range,
+        today: range.contains(today).then_some(today),
+    };
+    Ok(ok_body(app.cache.get(&app.world, key).await))
+}
+
+/// `POST /v2/server/create.json`: validates each line, stores the good ones, and names
+/// the bad ones in `err_key` / `err_content`.
+async fn create(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    let body = body.map_err(|rejection| Refusal::Api(rejection.status(), rejection.body_text()))?;
+    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let (_, data) = form
+        .iter()
+        .find(|(key, _)| key == "data")
+        .ok_or_else(|| bad_request("form field data is missing"))?;
+    let Ok(Value::Array(lines)) = serde_json::from_str::<Value>(data) else {
+        return Err(bad_request("data must be a JSON array of task objects"));
+    };
+    let mut good = Vec::new();
+    let mut bad_keys = Vec::new();
+    let mut bad_texts = Vec::new();
+    for (index, line) in lines.into_iter().enumerate() {
+        match validate::task(&line, &app.world.plugin_ids) {
+            Ok(()) => good.push(line),
+            Err(text) => {
+                bad_keys.push(index.to_string());
+                bad_texts.push(text);
+            }
+        }
+    }
+    let ids = app.store_tasks(good);
+    Ok(if bad_keys.is_empty() {
+        let created: Vec<Value> = ids.iter().map(|id| json!({"task_id": id})).collect();
+        php_json(StatusCode::OK, &Value::Array(created))
+    } else {
+        php_json(
+            StatusCode::BAD_REQUEST,
+            &json!({"err_key": bad_keys.join(","), "err_content": bad_texts.join("; ")}),
+        )
+    })
+}
+
+async fn hook_counters(State(app): State<Arc<App>>) -> Response {
+    Json(app.counters()).into_response()
+}
+
+fn done() -> Response {
+    Json(json!({"ok": true})).into_response()
+}
+
+async fn hook_reset(State(app): State<Arc<App>>) -> Response {
+    app.reset();
+    done()
+}
+
+async fn hook_expire_tokens(State(app): State<Arc<App>>) -> Response {
+    app.expire_tokens();
+    done()
+}
+
+async fn hook_revoke_refresh_tokens(State(app): State<Arc<App>>) -> Response {
+    app.revoke_refresh_tokens();
+    done()
+}
+
+async fn hook_server_tasks(State(app): State<Arc<App>>) -> Response {
+    Json(app.server_tasks()).into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigUpdate {
+    token_ttl_secs: Option<u64>,
+    latency_ms: Option<u64>,
+    faults: Option<Faults>,
+}
+
+/// `PUT /_emulator/config`: changes the given settings, answers with all of them.
+async fn hook_config(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let update: ConfigUpdate = match serde_json::from_slice(&body) {
+        Ok(update) => update,
+        Err(error) => {
+            return (StatusCode::BAD_REQUEST, Json(json!({"error": error.to_string()}))).into_response()
+        }
+    };
+    if let Some(faults) = update.faults {
+        app.set_faults(faults);
+    }
+    let mut knobs = app.knobs();
+    if let Some(secs) = update.token_ttl_secs {
+        knobs.token_ttl = Duration::from_secs(secs);
+    }
+    if let Some(ms) = update.latency_ms {
+        knobs.latency = Duration::from_millis(ms);
+    }
+    Json(json!({
+        "token_ttl_secs": knobs.token_ttl.as_secs(),
+        "latency_ms": knobs.latency.as_millis() as u64,
+        "faults": knobs.faults,
+    }))
+    .into_response()
+}

@@ -1,0 +1,244 @@
+//! A stateful local emulator of the monitoring service API.
+//!
+//! It serves every endpoint of the spec (tokens, server task creation, service task
+//! and agent lists, service and site reports, response-time distribution) from data
+//! generated deterministically from a seed, and adds test hooks under `/_emulator/`
+//! (counters, reset, faults, latency, token expiry). See the crate's README for every
+//! behaviour the spec leaves open.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+//! println!("service at {}", emulator.base_url());
+//! emulator.stop().await;
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod app;
+mod auth;
+mod catalog;
+mod config;
+mod faults;
+mod handlers;
+mod reports;
+mod rng;
+mod server;
+mod state;
+mod validate;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use app::Counters;
+pub use config::{
+    Config, FaultKind, Faults, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+};
+
+use app::App;
+
+/// A running emulator. Dropping it stops the server (for [`Emulator::spawn_thread`] it
+/// also joins the thread); [`Emulator::stop`] does the same and waits.
+///
+/// ```
+/// use monapi_emulator::{Config, Emulator};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let emulator = Emulator::start(Config::default()).await?;
+/// assert!(emulator.base_url().starts_with("http://127.0.0.1:"));
+/// assert_eq!(emulator.counters().total, 0);
+/// emulator.stop().await;
+/// # Ok(())
+/// # }
+/// ```
+pub struct Emulator {
+    app: Arc<App>,
+    addr: SocketAddr,
+    base_url: String,
+    shutdown: watch::Sender<bool>,
+    runner: Runner,
+}
+
+enum Runner {
+    Task(Option<JoinHandle<()>>),
+    Thread(Option<thread::JoinHandle<()>>),
+}
+
+impl Emulator {
+    /// Starts on `127.0.0.1` with a free port, on the current tokio runtime.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+    /// assert_ne!(emulator.addr().port(), 0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn start(config: Config) -> std::io::Result<Emulator> {
+        Emulator::bind(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await
+    }
+
+    /// Starts on `addr` (e.g. a fixed port for `monapi serve --port`), on the current
+    /// tokio runtime.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let addr = "127.0.0.1:0".parse().unwrap();
+    /// let emulator = monapi_emulator::Emulator::bind(Default::default(), addr).await?;
+    /// assert_eq!(emulator.addr().ip(), addr.ip());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn bind(config: Config, addr: SocketAddr) -> std::io::Result<Emulator> {
+        let listener = TcpListener::bind(addr).await?;
+        let app = Arc::new(App::new(&config));
+        let (shutdown, stop) = watch::channel(false);
+        let addr = listener.local_addr()?;
+        let router = handlers::router(app.clone());
+        let task = tokio::spawn(server::serve(listener, router, stop));
+        Ok(Emulator::new(app, addr, shutdown, Runner::Task(Some(task))))
+    }
+
+    /// Starts on `127.0.0.1` with a free port, on an OS thread of its own with its own
+    /// current-thread tokio runtime, so it never competes with the caller's runtime.
+    /// Blocking; callable with or without a runtime.
+    ///
+    /// ```
+    /// let emulator = monapi_emulator::Emulator::spawn_thread(Default::default()).unwrap();
+    /// assert!(emulator.base_url().starts_with("http://127.0.0.1:"));
+    /// drop(emulator); // stops the server and joins the thread
+    /// ```
+    pub fn spawn_thread(config: Config) -> std::io::Result<Emulator> {
+        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let app = Arc::new(App::new(&config));
+        let (shutdown, stop) = watch::channel(false);
+        let router = handlers::router(app.clone());
+        let thread = thread::Builder::new()
+            .name("monapi-emulator".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    match TcpListener::from_std(listener) {
+                        Ok(listener) => server::serve(listener, router, stop).await,
+                        Err(error) => tracing::error!(%error, "emulator listener unusable"),
+                    }
+                })
+            })?;
+        Ok(Emulator::new(app, addr, shutdown, Runner::Thread(Some(thread))))
+    }
+
+    fn new(app: Arc<App>, addr: SocketAddr, shutdown: watch::Sender<bool>, runner: Runner) -> Self {
+        Emulator {
+            app,
+            addr,
+            base_url: format!("http://{addr}"),
+            shutdown,
+            runner,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A snapshot of the request counters.
+    pub fn counters(&self) -> Counters {
+        self.app.counters()
+    }
+
+    /// Lifetime of access tokens issued from now on.
+    pub fn set_token_ttl(&self, ttl: Duration) {
+        self.app.knobs().token_ttl = ttl;
+    }
+
+    /// Delay added before every spec endpoint answers, from the next request on.
+    pub fn set_latency(&self, latency: Duration) {
+        self.app.knobs().latency = latency;
+    }
+
+    /// Replaces the fault settings (and re-seeds the fault RNG).
+    pub fn set_faults(&self, faults: Faults) {
+        self.app.set_faults(faults);
+    }
+
+    /// Every access token issued so far expires now; refresh tokens stay valid.
+    pub fn expire_tokens(&self) {
+        self.app.expire_tokens();
+    }
+
+    /// Every refresh token becomes invalid, so the next refresh gets `invalid_grant`.
+    pub fn revoke_refresh_tokens(&self) {
+        self.app.revoke_refresh_tokens();
+    }
+
+    /// Back to the state at start: counters zero, token lifetime, latency and faults as
+    /// configured, created tasks gone, all tokens revoked.
+    pub fn reset(&self) {
+        self.app.reset();
+    }
+
+    /// Created server tasks as stored: the submitted objects plus their `task_id`.
+    pub fn server_tasks(&self) -> Vec<serde_json::Value> {
+        self.app.server_tasks()
+    }
+
+    /// Stops accepting, lets in-flight requests finish (at most one second), and waits
+    /// for the server to end.
+    pub async fn stop(mut self) {
+        let _ = self.shutdown.send(true);
+        match &mut self.runner {
+            Runner::Task(task) => {
+                if let Some(task) = task.take() {
+                    let _ = task.await;
+                }
+            }
+            Runner::Thread(thread) => {
+                if let Some(thread) = thread.take() {
+                    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Emulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emulator")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        // The server ends within its grace period, so the join cannot hang.
+        if let Runner::Thread(thread) = &mut self.runner {
+            if let Some(thread) = thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+}

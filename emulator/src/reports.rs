@@ -1,0 +1,561 @@
+//! Generation of report bodies (service report, site report, response-time
+//! distribution) and the cache that makes repeated requests a map lookup.
+//!
+//! Every generated value is a pure function of the seed, the task and the check time
+//! (or the day, for faults), so a day's data is the same whichever range it is
+//! requested in, and the same request always gives the same bytes.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use chrono::{Datelike, Days, NaiveDate};
+use tokio::sync::OnceCell;
+
+use crate::catalog::{Metric, AVERAGE_NAME, BUCKETS, FAULT_CAUSES, ONGOING, SERVICE_TYPES, TIMEOUT_MS};
+use crate::rng::{hash, mix, signed_unit, SplitMix};
+use crate::state::{ServiceTask, SiteTask, World};
+
+/// A validated, inclusive range of UTC days.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Range {
+    pub(crate) start: NaiveDate,
+    pub(crate) end: NaiveDate,
+}
+
+impl Range {
+    pub(crate) fn days(&self) -> impl Iterator<Item = NaiveDate> {
+        let count = (self.end - self.start).num_days() + 1;
+        self.start.iter_days().take(count as usize)
+    }
+
+    pub(crate) fn contains(&self, day: NaiveDate) -> bool {
+        self.start <= day && day <= self.end
+    }
+
+    /// Unix time just after the range (00:00 of the day after `end`).
+    fn end_ts(&self) -> i64 {
+        day_ts(self.end + Days::new(1))
+    }
+}
+
+fn day_ts(day: NaiveDate) -> i64 {
+    day.and_hms_opt(0, 0, 0)
+        .expect("midnight exists")
+        .and_utc()
+        .timestamp()
+}
+
+/// What a report body depends on; the cache key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ReportKey {
+    Service {
+        task: u32,
+        range: Range,
+    },
+    /// `today` is set only when the range includes it: it adds the ongoing fault.
+    Site {
+        task: u32,
+        range: Range,
+        monitor: Option<u32>,
+        today: Option<NaiveDate>,
+    },
+    Distribution {
+        task: u32,
+        range: Range,
+        today: Option<NaiveDate>,
+    },
+}
+
+const MAX_ENTRIES: usize = 64;
+const MAX_BYTES: usize = 256 << 20;
+
+/// Bounded cache of generated bodies: at most 64 entries, and entries are evicted
+/// (least recently used first) while the finished ones hold more than 256 MiB.
+/// A body is generated once even when several requests for it arrive together.
+#[derive(Default)]
+pub(crate) struct ReportCache {
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    entries: HashMap<ReportKey, Entry>,
+    tick: u64,
+}
+
+struct Entry {
+    body: Arc<OnceCell<Bytes>>,
+    last_used: u64,
+}
+
+impl ReportCache {
+    pub(crate) async fn get(&self, world: &Arc<World>, key: ReportKey) -> Bytes {
+        let cell = self.cell(&key);
+        let world = world.clone();
+        cell.get_or_init(|| async move {
+            // Large reports take a while: keep them off the thread that serves requests.
+            tokio::task::spawn_blocking(move || Bytes::from(generate(&world, &key)))
+                .await
+                .expect("report generation does not panic")
+        })
+        .await
+        .clone()
+    }
+
+    /// The cell for `key`, created if needed; the lock is held only for this lookup,
+    /// never while generating.
+    fn cell(&self, key: &ReportKey) -> Arc<OnceCell<Bytes>> {
+        let mut inner = self.inner.lock().expect("cache lock");
+        inner.tick += 1;
+        let tick = inner.tick;
+        if let Some(entry) = inner.entries.get_mut(key) {
+            entry.last_used = tick;
+            return entry.body.clone();
+        }
+        let body = Arc::new(OnceCell::new());
+        inner.entries.insert(
+            key.clone(),
+            Entry {
+                body: body.clone(),
+                last_used: tick,
+            },
+        );
+        while inner.entries.len() > 1 && inner.over_budget() {
+            let oldest = inner
+                .entries
+                .iter()
+                .min_by_key(|(_, entry)| entry.last_used)
+                .map(|(key, _)| key.clone())
+                .expect("more than one entry");
+            inner.entries.remove(&oldest);
+        }
+        body
+    }
+}
+
+impl CacheInner {
+    fn over_budget(&self) -> bool {
+        let bytes: usize = self
+            .entries
+            .values()
+            .filter_map(|entry| entry.body.get().map(Bytes::len))
+            .sum();
+        self.entries.len() > MAX_ENTRIES || bytes > MAX_BYTES
+    }
+}
+
+fn generate(world: &World, key: &ReportKey) -> String {
+    match *key {
+        ReportKey::Service { task, range } => {
+            let task = world.service_task(task.into()).expect("handler checked the task");
+            service_report(world.seed, task, range)
+        }
+        ReportKey::Site {
+            task,
+            range,
+            monitor,
+            today,
+        } => {
+            let site = world.site(task.into()).expect("handler checked the task");
+            site_report(world.seed, site, range, monitor, today)
+        }
+        ReportKey::Distribution { task, range, today } => {
+            let site = world.site(task.into()).expect("handler checked the task");
+            distribution(world.seed, site, range, today)
+        }
+    }
+}
+
+/// Daily load curve in `[-1, 1]`, peaking at 14:00 UTC.
+fn daily(minute: u32) -> f64 {
+    (std::f64::consts::TAU * (minute as f64 - 480.0) / 1440.0).sin()
+}
+
+fn non_negative(v: f64) -> f64 {
+    // Also turns -0.0 into 0.0, which would print as "-0.00".
+    if v > 0.0 {
+        v
+    } else {
+        0.0
+    }
+}
+
+fn metric_value(metric: Metric, scale: f64, curve: f64, noise: f64, out: &mut String) {
+    let _ = match metric {
+        Metric::Int(base) => {
+            let v = non_negative(base * scale * (1.0 + 0.35 * curve + 0.15 * noise));
+            write!(out, "{}", v.round() as u64)
+        }
+        Metric::Dec(base) => {
+            let v = non_negative(base * scale * (1.0 + 0.35 * curve + 0.15 * noise));
+            write!(out, "{v:.2}")
+        }
+        Metric::Pct(base) => {
+            let v = if base >= 50.0 {
+                100.0 - (100.0 - base) * (1.0 + 0.5 * curve + 0.3 * noise)
+            } else {
+                base * (1.0 + 0.35 * curve + 0.15 * noise)
+            };
+            write!(out, "{:.2}", non_negative(v).min(100.0))
+        }
+        Metric::Const(base) => write!(out, "{}", base as u64),
+    };
+}
+
+/// `{"<series>":[{"time":"HH:MM","<field>":"<value>",...},...],...}` with every series of
+/// the task's type and one record per check over the range.
+fn service_report(seed: u64, task: &ServiceTask, range: Range) -> String {
+    let kind = &SERVICE_TYPES[task.kind];
+    let per_day = 1440 / task.frequency;
+    let days = range.days().count();
+    let fields: usize = kind.series.iter().map(|s| s.fields.len()).sum();
+    let mut out = String::with_capacity(days * per_day as usize * (kind.series.len() * 20 + fields * 24));
+    out.push('{');
+    for (si, series) in kind.series.iter().enumerate() {
+        if si > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "\"{}\":[", series.name);
+        let mut first = true;
+        for day in range.days() {
+            let day_number = day.num_days_from_ce() as u64;
+            for check in 0..per_day {
+                let minute = check * task.frequency;
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                let _ = write!(out, "{{\"time\":\"{:02}:{:02}\"", minute / 60, minute % 60);
+                let curve = daily(minute);
+                for (fi, field) in series.fields.iter().enumerate() {
+                    let noise = signed_unit(hash(&[
+                        seed,
+                        task.id.into(),
+                        si as u64,
+                        fi as u64,
+                        day_number,
+                        minute.into(),
+                    ]));
+                    let _ = write!(out, ",\"{}\":\"", field.name);
+                    metric_value(field.metric, task.scale, curve, noise, &mut out);
+                    out.push('"');
+                }
+                out.push('}');
+            }
+        }
+        out.push(']');
+    }
+    out.push('}');
+    out
+}
+
+/// One fault of one monitoring point: checks in `start..end` failed.
+struct Fault {
+    start: i64,
+    /// `None` while ongoing: every check from `start` to the end of the range failed.
+    end: Option<i64>,
+    cause: &'static str,
+}
+
+impl Fault {
+    fn covers(&self, ts: i64) -> bool {
+        ts >= self.start && self.end.is_none_or(|end| ts < end)
+    }
+}
+
+/// Faults of point `p` over the range, ordered by start. Each flaky point has zero to
+/// two faults a day (from a per-day seed, so a day looks the same in every range); when
+/// the range includes `today`, the task's ongoing point has a fault since
+/// `ongoing_minute` that has not ended, and no fault after it.
+fn point_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Option<NaiveDate>) -> Vec<Fault> {
+    let point = &site.points[p];
+    if !point.flaky {
+        return Vec::new();
+    }
+    let freq = site.frequency as i64;
+    let per_day = 1440 / freq;
+    let mut faults = Vec::new();
+    for day in range.days() {
+        let mut rng = SplitMix::new(hash(&[
+            seed,
+            site.id.into(),
+            point.id.into(),
+            day.num_days_from_ce() as u64,
+        ]));
+        let draw = rng.unit();
+        let count = if draw < 0.6 {
+            0
+        } else if draw < 0.9 {
+            1
+        } else {
+            2
+        };
+        let mut day_faults: Vec<Fault> = (0..count)
+            .map(|_| {
+                let minutes = rng.range(1, 6) as i64 * freq.max(5);
+                let checks = (minutes + freq - 1) / freq;
+                let first = rng.below((per_day - checks) as u64) as i64;
+                let start = day_ts(day) + first * freq * 60;
+                Fault {
+                    start,
+                    end: Some(start + checks * freq * 60),
+                    cause: rng.pick(FAULT_CAUSES),
+                }
+            })
+            .collect();
+        day_faults.sort_by_key(|fault| fault.start);
+        for fault in day_faults {
+            let overlaps = faults
+                .last()
+                .is_some_and(|prev: &Fault| prev.end.is_some_and(|end| end >= fault.start));
+            if !overlaps {
+                faults.push(fault);
+            }
+        }
+    }
+    if let Some(today) = today.filter(|_| p == site.ongoing_point) {
+        let start = day_ts(today) + i64::from(site.ongoing_minute) * 60;
+        faults.retain(|fault| fault.end.is_some_and(|end| end < start));
+        faults.push(Fault {
+            start,
+            end: None,
+            cause: FAULT_CAUSES[(mix(seed ^ u64::from(site.id)) % FAULT_CAUSES.len() as u64) as usize],
+        });
+    }
+    faults
+}
+
+/// Duration text as the service writes it: `2天3小时`, `1小时5分钟`, `10分钟`.
+fn duration_text(seconds: i64) -> String {
+    let minutes = seconds / 60;
+    let (days, hours, minutes) = (minutes / 1440, minutes / 60 % 24, minutes % 60);
+    let mut text = String::new();
+    if days > 0 {
+        let _ = write!(text, "{days}天");
+    }
+    if hours > 0 {
+        let _ = write!(text, "{hours}小时");
+    }
+    if minutes > 0 || text.is_empty() {
+        let _ = write!(text, "{minutes}分钟");
+    }
+    text
+}
+
+/// Response-time record of one successful check, milliseconds:
+/// max, avg, min, process, connect, dns, download (the order of the JSON record).
+type Resp = [f64; 7];
+
+/// Response time of point `p` at `ts`, as if the check succeeded.
+fn response(seed: u64, site: &SiteTask, p: usize, ts: i64) -> Resp {
+    let point = &site.points[p];
+    let h = hash(&[seed, site.id.into(), point.id.into(), ts as u64]);
+    let part = |n: u64| signed_unit(mix(h ^ n));
+    let minute = (ts.rem_euclid(86400) / 60) as u32;
+    let mut base = point.base_ms * (1.0 + 0.25 * daily(minute)) * (1.0 + 0.2 * part(1));
+    // Now and then a slow check, so the upper distribution buckets fill too.
+    if part(2) > 0.97 {
+        base *= 4.0 + 12.0 * (part(3) + 1.0);
+    }
+    let dns = base * 0.1 * (1.0 + 0.3 * part(4));
+    let connect = base * 0.2 * (1.0 + 0.3 * part(5));
+    let process = base * 0.4 * (1.0 + 0.3 * part(6));
+    let download = base * 0.3 * (1.0 + 0.3 * part(7));
+    let avg = (dns + connect + process + download).min(TIMEOUT_MS as f64 - 1.0);
+    let min = avg * (0.7 + 0.15 * part(8));
+    let max = (avg * (1.4 + 0.3 * part(9))).min(TIMEOUT_MS as f64);
+    [max, avg, min, process, connect, dns, download]
+}
+
+/// Walks the checks of a site task over a range, point by point.
+struct Sampler<'a> {
+    seed: u64,
+    site: &'a SiteTask,
+    range: Range,
+    faults: Vec<Vec<Fault>>,
+}
+
+impl<'a> Sampler<'a> {
+    fn new(seed: u64, site: &'a SiteTask, range: Range, today: Option<NaiveDate>) -> Self {
+        let faults = (0..site.points.len())
+            .map(|p| point_faults(seed, site, p, range, today))
+            .collect();
+        Sampler {
+            seed,
+            site,
+            range,
+            faults,
+        }
+    }
+
+    fn check_times(&self) -> impl Iterator<Item = i64> {
+        let step = i64::from(self.site.frequency) * 60;
+        (day_ts(self.range.start)..self.range.end_ts()).step_by(step as usize)
+    }
+
+    /// Each point's response at `ts`, `None` where the check failed.
+    fn sample(&self, ts: i64, out: &mut Vec<Option<Resp>>) {
+        out.clear();
+        out.extend((0..self.site.points.len()).map(|p| {
+            let down = self.faults[p].iter().any(|fault| fault.covers(ts));
+            (!down).then(|| response(self.seed, self.site, p, ts))
+        }));
+    }
+}
+
+/// Mean over the points that answered; zeros when none did.
+fn average(samples: &[Option<Resp>]) -> (f64, Resp) {
+    let mut sum = [0.0; 7];
+    let mut up = 0;
+    for resp in samples.iter().flatten() {
+        up += 1;
+        for (total, value) in sum.iter_mut().zip(resp) {
+            *total += value;
+        }
+    }
+    if up > 0 {
+        sum.iter_mut().for_each(|total| *total /= up as f64);
+    }
+    (100.0 * up as f64 / samples.len() as f64, sum)
+}
+
+const RESP_FIELDS: [&str; 7] = [
+    "resptime_max",
+    "resptime_avg",
+    "resptime_min",
+    "resp_process_time",
+    "resp_connect_time",
+    "resp_dns_time",
+    "resp_download_time",
+];
+
+/// Appends `"ts":{"uprate":".."}` and `"ts":{resptime record}` to the two buffers; a
+/// failed check has uprate 0.00 and a record of zeros.
+fn push_check(uprate: &mut String, resptime: &mut String, ts: i64, rate: f64, resp: &Resp) {
+    if !uprate.is_empty() {
+        uprate.push(',');
+        resptime.push(',');
+    }
+    let _ = write!(uprate, "\"{ts}\":{{\"uprate\":\"{rate:.2}\"}}");
+    let _ = write!(resptime, "\"{ts}\":{{");
+    for (i, (name, value)) in RESP_FIELDS.iter().zip(resp).enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(resptime, "{sep}\"{name}\":\"{value:.2}\"");
+    }
+    resptime.push('}');
+}
+
+fn site_report(
+    seed: u64,
+    site: &SiteTask,
+    range: Range,
+    monitor: Option<u32>,
+    today: Option<NaiveDate>,
+) -> String {
+    let sampler = Sampler::new(seed, site, range, today);
+    // Slot 0 is the average, slot p + 1 is point p.
+    let wanted: Vec<bool> = std::iter::once(0)
+        .chain(site.points.iter().map(|point| point.id))
+        .map(|id| monitor.is_none_or(|m| m == id))
+        .collect();
+    let mut uprates = vec![String::new(); wanted.len()];
+    let mut resptimes = vec![String::new(); wanted.len()];
+    let mut samples = Vec::with_capacity(site.points.len());
+    for ts in sampler.check_times() {
+        sampler.sample(ts, &mut samples);
+        if wanted[0] {
+            let (rate, resp) = average(&samples);
+            push_check(&mut uprates[0], &mut resptimes[0], ts, rate, &resp);
+        }
+        for (p, sample) in samples.iter().enumerate() {
+            if wanted[p + 1] {
+                let (rate, resp) = match sample {
+                    Some(resp) => (100.0, *resp),
+                    None => (0.0, [0.0; 7]),
+                };
+                push_check(&mut uprates[p + 1], &mut resptimes[p + 1], ts, rate, &resp);
+            }
+        }
+    }
+    let size: usize = uprates.iter().chain(&resptimes).map(String::len).sum();
+    let mut out = String::with_capacity(size + 1024);
+    out.push('{');
+    for slot in (0..wanted.len()).filter(|&slot| wanted[slot]) {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let (id, name) = match slot {
+            0 => (0, AVERAGE_NAME),
+            _ => (site.points[slot - 1].id, site.points[slot - 1].name),
+        };
+        let _ = write!(
+            out,
+            "\"{id}\":{{\"name\":\"{name}\",\"uprate\":{{{}}},\"fault\":",
+            uprates[slot]
+        );
+        // The average has no faults of its own: its uprate shows the points' faults.
+        match slot.checked_sub(1).map(|p| &sampler.faults[p]) {
+            Some(faults) if !faults.is_empty() => push_faults(&mut out, faults, range),
+            _ => out.push_str("null"),
+        }
+        let _ = write!(out, ",\"resptime\":{{{}}}}}", resptimes[slot]);
+    }
+    out.push('}');
+    out
+}
+
+/// `{"0":{record},"1":{record},"count":N}`; an ongoing fault lasts until the end of the
+/// range.
+fn push_faults(out: &mut String, faults: &[Fault], range: Range) {
+    out.push('{');
+    for (i, fault) in faults.iter().enumerate() {
+        let end = fault.end.unwrap_or_else(|| range.end_ts());
+        let end_text = match fault.end {
+            Some(end) => end.to_string(),
+            None => ONGOING.to_string(),
+        };
+        let duration = duration_text(end - fault.start);
+        let _ = write!(
+            out,
+            "\"{i}\":{{\"start_time\":\"{}\",\"end_time\":\"{end_text}\",\"diff_time\":\"{duration}\",\"fault_status\":\"{}\",\"current_fault_period\":\"{duration}\"}},",
+            fault.start, fault.cause
+        );
+    }
+    let _ = write!(out, "\"count\":{}}}", faults.len());
+}
+
+/// Buckets of the average response time of every check in the range; empty buckets
+/// are left out.
+fn distribution(seed: u64, site: &SiteTask, range: Range, today: Option<NaiveDate>) -> String {
+    let sampler = Sampler::new(seed, site, range, today);
+    let mut counts = vec![0u64; BUCKETS.len()];
+    let mut samples = Vec::with_capacity(site.points.len());
+    let mut total = 0u64;
+    for ts in sampler.check_times() {
+        sampler.sample(ts, &mut samples);
+        let avg = average(&samples).1[1];
+        let bucket = BUCKETS
+            .iter()
+            .rposition(|&low| avg >= f64::from(low))
+            .unwrap_or(0);
+        counts[bucket] += 1;
+        total += 1;
+    }
+    let mut out = String::from("{");
+    for (i, &count) in counts.iter().enumerate().filter(|(_, &count)| count > 0) {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let end = BUCKETS.get(i + 1).copied().unwrap_or(TIMEOUT_MS);
+        let percent = 100.0 * count as f64 / total as f64;
+        let _ = write!(
+            out,
+            "\"{0}\":{{\"start\":{0},\"end\":{end},\"count\":{count},\"percent\":\"{percent:.2}\"}}",
+            BUCKETS[i]
+        );
+    }
+    out.push('}');
+    out
+}

@@ -1,0 +1,246 @@
+//! The seeded, immutable part of an emulator: service tasks, agents and site tasks.
+//! Built once at start; the list responses are serialized here once, so listing is a
+//! lookup.
+
+use std::collections::HashSet;
+
+use bytes::Bytes;
+use chrono::{Days, NaiveDate};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::catalog::{AGENTS, FREQUENCIES, NAME_ROLES, POINTS, SERVICE_TYPES, SITE_TASKS};
+use crate::config::Config;
+use crate::rng::{hash, SplitMix};
+
+/// Records per page of the service task list.
+pub(crate) const PAGE_SIZE: usize = 50;
+/// Id of the first seeded service task.
+pub(crate) const FIRST_SERVICE_TASK: u32 = 10001;
+/// Id of the first created server task.
+pub(crate) const FIRST_SERVER_TASK: u64 = 30001;
+
+// Independent RNG streams, so that e.g. a different `service_tasks` count leaves the
+// agents and site tasks unchanged.
+const STREAM_SERVICES: u64 = 1;
+const STREAM_AGENTS: u64 = 2;
+const STREAM_SITES: u64 = 3;
+
+pub(crate) struct ServiceTask {
+    pub(crate) id: u32,
+    /// Index into [`SERVICE_TYPES`].
+    pub(crate) kind: usize,
+    pub(crate) frequency: u32,
+    /// Per-task load factor so that tasks of one type differ.
+    pub(crate) scale: f64,
+}
+
+pub(crate) struct SitePoint {
+    pub(crate) id: u32,
+    pub(crate) name: &'static str,
+    /// Stable points never fault, so some points always report `fault: null`.
+    pub(crate) flaky: bool,
+    /// Typical total response time at this point, milliseconds.
+    pub(crate) base_ms: f64,
+}
+
+pub(crate) struct SiteTask {
+    pub(crate) id: u32,
+    pub(crate) frequency: u32,
+    pub(crate) points: Vec<SitePoint>,
+    /// Index into `points` of the point whose fault is ongoing today.
+    pub(crate) ongoing_point: usize,
+    /// Minute of the UTC day at which today's ongoing fault began.
+    pub(crate) ongoing_minute: u32,
+}
+
+pub(crate) struct World {
+    pub(crate) seed: u64,
+    service_tasks: Vec<ServiceTask>,
+    pages: Vec<Bytes>,
+    pub(crate) agents: Bytes,
+    pub(crate) plugin_ids: HashSet<String>,
+    sites: Vec<SiteTask>,
+}
+
+#[derive(Serialize)]
+struct ListedTask {
+    task_id: String,
+    task_name: String,
+    task_type: &'static str,
+    frequency: String,
+    last_check_time: String,
+    task_status: &'static str,
+}
+
+impl World {
+    /// `today` (UTC) anchors `last_check_time` in the task list.
+    pub(crate) fn new(config: &Config, today: NaiveDate) -> World {
+        let seed = config.seed;
+        let (service_tasks, listed) = service_tasks(seed, config.service_tasks, today);
+        let pages = listed
+            .chunks(PAGE_SIZE)
+            .map(|page| Bytes::from(serde_json::to_vec(page).expect("plain strings serialize")))
+            .collect();
+        let (agents, plugin_ids) = agents(seed, config.download_url.trim_end_matches('/'));
+        World {
+            seed,
+            service_tasks,
+            pages,
+            agents,
+            plugin_ids,
+            sites: site_tasks(seed),
+        }
+    }
+
+    pub(crate) fn service_task(&self, id: u64) -> Option<&ServiceTask> {
+        let index = id.checked_sub(FIRST_SERVICE_TASK as u64)?;
+        self.service_tasks.get(usize::try_from(index).ok()?)
+    }
+
+    pub(crate) fn site(&self, id: u64) -> Option<&SiteTask> {
+        self.sites.iter().find(|site| site.id as u64 == id)
+    }
+
+    /// Page `page` (1-based) of the task list; `None` past the end.
+    pub(crate) fn page(&self, page: u64) -> Option<Bytes> {
+        let index = usize::try_from(page.checked_sub(1)?).ok()?;
+        self.pages.get(index).cloned()
+    }
+}
+
+fn service_tasks(seed: u64, count: usize, today: NaiveDate) -> (Vec<ServiceTask>, Vec<ListedTask>) {
+    let mut rng = SplitMix::new(hash(&[seed, STREAM_SERVICES]));
+    // The first eight tasks are a permutation of the types, each with frequency 1, so
+    // every type has a one-minute task (multi-megabyte reports for benchmarks).
+    let mut first_kinds: Vec<usize> = (0..SERVICE_TYPES.len()).collect();
+    rng.shuffle(&mut first_kinds);
+    let yesterday = today - Days::new(1);
+    let mut tasks = Vec::with_capacity(count);
+    let mut listed = Vec::with_capacity(count);
+    for i in 0..count {
+        let id = FIRST_SERVICE_TASK + i as u32;
+        let (kind, frequency) = match first_kinds.get(i) {
+            Some(&kind) => (kind, 1),
+            None => (
+                rng.below(SERVICE_TYPES.len() as u64) as usize,
+                rng.pick(FREQUENCIES),
+            ),
+        };
+        let paused = i >= SERVICE_TYPES.len() && rng.unit() < 0.06;
+        let name = format!(
+            "{}-{}-{:02}",
+            SERVICE_TYPES[kind].name,
+            rng.pick(NAME_ROLES),
+            rng.range(1, 20)
+        );
+        // Enabled tasks last ran at yesterday's final check; paused ones some days earlier.
+        let (day, minute) = if paused {
+            let day = yesterday - Days::new(rng.range(1, 30));
+            (day, rng.below((1440 / frequency) as u64) as u32 * frequency)
+        } else {
+            (yesterday, 1440 - frequency)
+        };
+        listed.push(ListedTask {
+            task_id: id.to_string(),
+            task_name: name,
+            task_type: SERVICE_TYPES[kind].name,
+            frequency: frequency.to_string(),
+            last_check_time: format!(
+                "{} {:02}:{:02}:00",
+                day.format("%Y-%m-%d"),
+                minute / 60,
+                minute % 60
+            ),
+            task_status: if paused { "暂停" } else { "启用" },
+        });
+        tasks.push(ServiceTask {
+            id,
+            kind,
+            frequency,
+            scale: 0.5 + rng.unit() * 1.5,
+        });
+    }
+    (tasks, listed)
+}
+
+/// The agent list as served, and the set of plugin_task_uselist_id values that create
+/// accepts.
+fn agents(seed: u64, download_url: &str) -> (Bytes, HashSet<String>) {
+    let mut rng = SplitMix::new(hash(&[seed, STREAM_AGENTS]));
+    let mut next_use_id = 9001;
+    let mut plugin_ids = HashSet::new();
+    let mut list = Map::new();
+    for (n, &(agent_id, name)) in AGENTS.iter().enumerate() {
+        let key = format!("{:016x}", rng.next_u64());
+        // The second agent has no plugins (an agent just installed).
+        let plugin_count = if n == 1 { 0 } else { rng.range(2, 4) as usize };
+        let mut kinds: Vec<usize> = (0..SERVICE_TYPES.len()).collect();
+        rng.shuffle(&mut kinds);
+        let plugins: Vec<Value> = kinds[..plugin_count]
+            .iter()
+            .map(|&kind| {
+                let use_id = next_use_id.to_string();
+                next_use_id += 1;
+                plugin_ids.insert(use_id.clone());
+                json!({
+                    "plugin_id": (kind + 1).to_string(),
+                    "plugin_name": SERVICE_TYPES[kind].name,
+                    "plugin_task_uselist_id": use_id,
+                })
+            })
+            .collect();
+        list.insert(
+            agent_id.to_string(),
+            json!({
+                "name": name,
+                "agentUrl": {
+                    "windows": format!("{download_url}/agent/windows/{key}/agent.zip"),
+                    "linux": format!("{download_url}/agent/linux/{key}/agent.tar.gz"),
+                },
+                "plugin": plugins,
+            }),
+        );
+    }
+    let bytes = serde_json::to_vec(&Value::Object(list)).expect("json values serialize");
+    (Bytes::from(bytes), plugin_ids)
+}
+
+fn site_tasks(seed: u64) -> Vec<SiteTask> {
+    let mut rng = SplitMix::new(hash(&[seed, STREAM_SITES]));
+    SITE_TASKS
+        .iter()
+        .map(|&(id, frequency)| {
+            let mut all: Vec<usize> = (0..POINTS.len()).collect();
+            rng.shuffle(&mut all);
+            let mut chosen = all[..rng.range(4, 6) as usize].to_vec();
+            chosen.sort_unstable();
+            let mut points: Vec<SitePoint> = chosen
+                .iter()
+                .map(|&p| SitePoint {
+                    id: POINTS[p].0,
+                    name: POINTS[p].1,
+                    flaky: rng.unit() < 0.5,
+                    base_ms: 80.0 + rng.unit() * 320.0,
+                })
+                .collect();
+            // At least one stable point (so `fault: null` appears and the average always
+            // has a live point) and at least one flaky point (for the ongoing fault).
+            points[0].flaky = false;
+            let last = points.len() - 1;
+            points[last].flaky = true;
+            let flaky: Vec<usize> = (0..points.len()).filter(|&i| points[i].flaky).collect();
+            let ongoing_point = rng.pick(&flaky);
+            let checks_per_day = 1440 / frequency;
+            // Somewhere between 06:00 and 12:00.
+            let ongoing_check = rng.range(checks_per_day as u64 / 4, checks_per_day as u64 / 2) as u32;
+            SiteTask {
+                id,
+                frequency,
+                points,
+                ongoing_point,
+                ongoing_minute: ongoing_check * frequency,
+            }
+        })
+        .collect()
+}

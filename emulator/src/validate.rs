@@ -1,0 +1,163 @@
+//! Validation of one line (task object) of a create batch. The spec does not say which
+//! fields are required; these are the emulator's rules, shared with the client SDK.
+//! The first rule a line breaks is reported.
+
+use std::collections::HashSet;
+use std::net::IpAddr;
+
+use serde_json::{Map, Value};
+
+use crate::catalog::{LINUX_INDICATORS, WINDOWS_INDICATORS};
+
+const ALERT_CHANNELS: &[&str] = &["email", "sms", "msn", "gtalk", "remind"];
+
+/// A scalar as text: strings as they are, JSON numbers in their JSON spelling.
+fn scalar(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn non_empty(task: &Map<String, Value>, field: &str, rule: &str) -> Result<String, String> {
+    scalar(task.get(field))
+        .filter(|text| !text.trim().is_empty())
+        .ok_or_else(|| format!("{field} must not be empty{rule}"))
+}
+
+fn flag(task: &Map<String, Value>, field: &str, rule: &str) -> Result<bool, String> {
+    match scalar(task.get(field)).as_deref() {
+        Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        _ => Err(format!("{field} must be 0 or 1{rule}")),
+    }
+}
+
+fn integer(task: &Map<String, Value>, field: &str, low: u64, high: u64) -> Result<u64, String> {
+    scalar(task.get(field))
+        .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|text| text.parse::<u64>().ok())
+        .filter(|n| (low..=high).contains(n))
+        .ok_or_else(|| format!("{field} must be an integer from {low} to {high}"))
+}
+
+fn ip(task: &Map<String, Value>, field: &str) -> Result<(), String> {
+    let text = non_empty(task, field, "")?;
+    text.parse::<IpAddr>()
+        .map(drop)
+        .map_err(|_| format!("{field} must be a valid IPv4 or IPv6 address"))
+}
+
+/// Ids from a string (comma-separated), a number, or an array of strings/numbers;
+/// blank pieces are skipped. `None` when the value has another shape.
+fn id_list(value: Option<&Value>) -> Option<Vec<String>> {
+    let pieces = match value {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| scalar(Some(item)))
+            .collect::<Option<Vec<_>>>()?,
+        Some(other) => vec![scalar(Some(other))?],
+    };
+    Some(
+        pieces
+            .iter()
+            .flat_map(|piece| piece.split(','))
+            .map(|id| id.trim().to_string())
+            .filter(|id| !id.is_empty())
+            .collect(),
+    )
+}
+
+/// Checks one task object against the rules; `plugins` holds the account's
+/// plugin_task_uselist_id values.
+pub(crate) fn task(line: &Value, plugins: &HashSet<String>) -> Result<(), String> {
+    let task = line
+        .as_object()
+        .ok_or_else(|| "a task must be a JSON object".to_string())?;
+    non_empty(task, "server_name", "")?;
+    ip(task, "private_ip")?;
+    ip(task, "server_ip")?;
+    let windows = flag(task, "server_systype", " (0 linux, 1 windows)")?;
+    integer(task, "frequency", 1, 1440)?;
+    integer(task, "snmp_port", 1, 65535)?;
+    if flag(task, "snmp_v", " (0 version 2c, 1 version 3)")? {
+        non_empty(task, "snmp_user", " when snmp_v is 1")?;
+        non_empty(task, "snmp_pass", " when snmp_v is 1")?;
+        flag(task, "snmp_authtype", " when snmp_v is 1 (0 MD5, 1 SHA)")?;
+    } else {
+        non_empty(task, "snmp_comm", " when snmp_v is 0")?;
+    }
+    if flag(task, "use_agent", "")? {
+        let ids = id_list(task.get("plugin_task_uselist_id"))
+            .ok_or_else(|| "plugin_task_uselist_id must be a string or an array of ids".to_string())?;
+        if ids.is_empty() {
+            return Err("plugin_task_uselist_id must not be empty when use_agent is 1".into());
+        }
+        if let Some(unknown) = ids.iter().find(|id| !plugins.contains(*id)) {
+            return Err(format!(
+                "plugin_task_uselist_id {unknown} is not a plugin of this account"
+            ));
+        }
+    }
+    alert_setting(task.get("alert_setting"))?;
+    task_type(task.get("task_type"), windows)
+}
+
+fn alert_setting(value: Option<&Value>) -> Result<(), String> {
+    let setting = value
+        .and_then(Value::as_object)
+        .ok_or_else(|| "alert_setting must be an object".to_string())?;
+    if let Some(alert) = setting.get("alert") {
+        let alert = alert
+            .as_object()
+            .ok_or_else(|| "alert_setting.alert must be an object".to_string())?;
+        for channel in ALERT_CHANNELS {
+            if let Some(ids) = alert.get(*channel) {
+                if id_list(Some(ids)).is_none() {
+                    return Err(format!(
+                        "alert_setting.alert.{channel} must be a string of comma-separated user ids or an array"
+                    ));
+                }
+            }
+        }
+    }
+    let scope = scalar(setting.get("scope"));
+    match scope.as_deref() {
+        Some("1" | "3") => Ok(()),
+        Some("2") => non_empty(setting, "organization", " when scope is 2")
+            .map(drop)
+            .map_err(|text| format!("alert_setting.{text}")),
+        Some("4") => match id_list(setting.get("user_ids")) {
+            Some(ids) if !ids.is_empty() => Ok(()),
+            _ => Err("alert_setting.user_ids must not be empty when scope is 4".into()),
+        },
+        _ => Err("alert_setting.scope must be 1, 2, 3 or 4".into()),
+    }
+}
+
+fn task_type(value: Option<&Value>, windows: bool) -> Result<(), String> {
+    let indicators = match value {
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        _ => return Err("task_type must be a non-empty array of indicators".into()),
+    };
+    let (allowed, system) = if windows {
+        (WINDOWS_INDICATORS, "1 (windows)")
+    } else {
+        (LINUX_INDICATORS, "0 (linux)")
+    };
+    for indicator in indicators {
+        match indicator.as_str() {
+            Some(name) if allowed.contains(&name) => {}
+            other => {
+                let shown = other.map_or_else(|| indicator.to_string(), str::to_string);
+                return Err(format!(
+                    "task_type {shown} is not allowed for server_systype {system} (allowed: {})",
+                    allowed.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,9 @@
+//! Integration tests over real HTTP (plain reqwest, loopback, port 0).
+
+mod auth;
+mod common;
+mod create;
+mod endpoints;
+mod faults;
+mod openapi;
+mod state;
