@@ -1,0 +1,61 @@
+//! Debug logs say what happened (requests, retries, renewals) and never hold a secret.
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use monapi_emulator::{FaultKind, Faults};
+
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// A current-thread runtime keeps every task (hyper's connections too) on the thread whose
+// default subscriber is set below.
+#[tokio::test(flavor = "current_thread")]
+async fn debug_logs_are_useful_and_redacted() {
+    let buffer = Buffer::default();
+    let sink = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let emu = emulator().await;
+    let client = client(&emu);
+    let token = client.login().await.unwrap();
+    emu.set_faults(Faults {
+        next: vec![FaultKind::Error503],
+        ..Faults::default()
+    });
+    client.agents().await.unwrap();
+    emu.expire_tokens();
+    client.agents().await.unwrap();
+    let fresh = client.token().unwrap();
+
+    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("retrying"), "{logs}");
+    assert!(logs.contains("refresh grant"), "{logs}");
+    assert!(logs.contains("GET /v2/agent/lists.json"), "{logs}");
+    let tokens = [
+        token.access_token.expose(),
+        token.refresh_token.as_ref().unwrap().expose(),
+        fresh.access_token.expose(),
+        fresh.refresh_token.as_ref().unwrap().expose(),
+    ];
+    assert_no_secret(&logs, &tokens);
+    assert!(!logs.contains("access_token="), "{logs}");
+}
