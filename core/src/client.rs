@@ -454,6 +454,16 @@ impl Client {
         self.inner.transport.base_url()
     }
 
+    /// The registered client id this client uses.
+    pub fn client_id(&self) -> &str {
+        self.inner.auth.client_id()
+    }
+
+    /// The account login, when the client has one (a client may run on a saved token alone).
+    pub fn username(&self) -> Option<&str> {
+        self.inner.auth.username()
+    }
+
     /// Logs in with the password grant now and returns the new token.
     pub async fn login(&self) -> Result<Token> {
         Ok((*self.inner.auth.login(&self.inner.transport).await?).clone())

@@ -16,8 +16,10 @@ use crate::secret::{Redactor, REDACTED};
 use crate::{Endpoint, Error, Result, Secret};
 
 /// Bodies larger than this are never error bodies (which are a line of JSON), so they are not
-/// probed for `code`/`msg`: a multi-megabyte report is handed on untouched.
-const ERROR_PROBE_LIMIT: usize = 64 * 1024;
+/// probed for `code`/`msg`: a report is handed on untouched.
+const ERROR_PROBE_LIMIT: usize = 4 * 1024;
+/// An error body names at least one of these keys; a body without them is not parsed twice.
+const ERROR_KEYS: [&[u8]; 3] = [b"\"code\"", b"\"error\"", b"\"err_key\""];
 /// The longest wait a `Retry-After` can impose before we give up waiting and retry anyway.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -122,6 +124,7 @@ pub(crate) struct Transport {
     base_url: String,
     max_retries: usize,
     timeout: Duration,
+    connect_timeout: Duration,
     pub redactor: Arc<Redactor>,
 }
 
@@ -154,6 +157,7 @@ impl Transport {
             base_url: config.base_url.trim_end_matches('/').to_string(),
             max_retries: config.max_retries,
             timeout: config.timeout,
+            connect_timeout: config.connect_timeout,
             redactor,
         })
     }
@@ -385,6 +389,12 @@ fn probe_error_body(body: &[u8]) -> Option<ErrorProbe> {
     if body.len() > ERROR_PROBE_LIMIT || body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
+    if !ERROR_KEYS
+        .iter()
+        .any(|key| body.windows(key.len()).any(|w| w == *key))
+    {
+        return None;
+    }
     serde_json::from_slice::<ErrorProbe>(body).ok()
 }
 
@@ -428,5 +438,7 @@ mod tests {
         assert!(probe_error_body(br#"{"code":400,"msg":"x"}"#).is_some());
         assert!(probe_error_body(b"[1,2]").is_none());
         assert!(probe_error_body(b"<html>").is_none());
+        assert!(probe_error_body(br#"{"apache_rps":[]}"#).is_none());
+        assert!(probe_error_body(br#"{"err_key":"1","err_content":"x"}"#).is_some());
     }
 }
