@@ -1,0 +1,851 @@
+/**
+ * monapi: a client for the monitoring service API (OAuth tokens, batch creation of server
+ * tasks, service tasks, agents, service and site reports, response-time distributions), with
+ * a bundled emulator of the service for tests and offline work.
+ *
+ * Every operation returns a Promise of plain objects with the API's own keys and values,
+ * exactly as the service sent them. Every failure is a {@link MonapiError} with a stable
+ * `code`.
+ *
+ * @example
+ * ```js
+ * import { Client } from 'monapi'
+ * const client = new Client() // MONAPI_BASE_URL, MONAPI_CLIENT_ID, ... from the environment
+ * for await (const task of client.iterServiceTasks()) console.log(task.task_id, task.task_name)
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+// ---------------------------------------------------------------------------------------
+// Data shapes (the service's own keys)
+// ---------------------------------------------------------------------------------------
+
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * An OAuth token pair, as the token endpoint issued it, plus `expires_at` (when the access
+ * token expires, in unix seconds; stamped by the SDK on arrival). Save it and pass it back as
+ * the `token` option to resume without logging in again.
+ */
+export interface Token {
+  /** Sent as `access_token` with every call. A secret. */
+  access_token: string
+  /** Lifetime of the access token in seconds (3600 in the service's examples). */
+  expires_in: number
+  /** `"bearer"`. */
+  token_type: string
+  /** `null` in the service's answers. */
+  scope: JsonValue
+  /** Used to get a new access token without the password. A secret. */
+  refresh_token: string | null
+  /** When the access token expires (unix seconds); `null` for a saved token that lacks it. */
+  expires_at: number | null
+}
+
+/** One service monitoring task of the service task list (all values are strings). */
+export interface ServiceTask {
+  /** Task id, e.g. `"10001"`; pass it to {@link Client.serviceReport}. */
+  task_id: string
+  task_name: string
+  /** Kind of service: apache, nginx, lighttpd, memcache, mongodb, mysql, redis, tomcat, ... */
+  task_type: string
+  /** Minutes between checks, e.g. `"5"`. */
+  frequency: string
+  /** Time of the last check, `YYYY-MM-DD HH:MM:SS`. */
+  last_check_time: string
+  /** Status text (the service's word for enabled is `启用`). */
+  task_status: string
+}
+
+/** A plugin of an agent. */
+export interface Plugin {
+  plugin_id: string
+  plugin_name: string
+  /** Put this value in {@link ServerTaskInput.plugin_task_uselist_id} to use the plugin. */
+  plugin_task_uselist_id: string
+}
+
+/** A collector agent. */
+export interface Agent {
+  name: string
+  /** Download addresses; each URL embeds a per-agent key. */
+  agentUrl: { windows: string; linux: string }
+  plugin: Plugin[]
+}
+
+/** The agent list: agent id to agent, in the service's order. */
+export interface Agents {
+  [agentId: string]: Agent
+}
+
+/**
+ * One check of a service report series: `time` (`HH:MM`, where the service sends one) and
+ * the series' fields, values as strings (e.g. `{ time: "00:05", rps: "12.50" }`).
+ */
+export interface ServiceRecord {
+  time?: string
+  [field: string]: string | undefined
+}
+
+/**
+ * A service task report: series name (depends on the service type, e.g. `apache_rps`) to its
+ * records, one per check. An empty report may arrive as `[]` (the service is PHP).
+ */
+export interface ServiceReport {
+  [series: string]: ServiceRecord[]
+}
+
+/** Response times at one check (decimal strings; milliseconds, very likely). */
+export interface ResponseTime {
+  resptime_max: string
+  resptime_avg: string
+  resptime_min: string
+  resp_process_time: string
+  resp_connect_time: string
+  resp_dns_time: string
+  resp_download_time: string
+}
+
+/** One fault of a monitoring point (all strings). */
+export interface FaultRecord {
+  /** Unix timestamp. */
+  start_time: string
+  /** Unix timestamp, or a text meaning the fault has not ended. */
+  end_time: string
+  diff_time: string
+  fault_status: string
+  current_fault_period: string
+}
+
+/** The faults of a monitoring point: records under `"0"`, `"1"`, ... plus their `count`. */
+export interface Faults {
+  count: number
+  [index: string]: FaultRecord | number
+}
+
+/** The data of one monitoring point in a site report. */
+export interface MonitoringPoint {
+  /** Point name (`平均`, "average", for point `0`). */
+  name: string
+  /** Availability per check time (unix timestamp string). */
+  uprate: { [time: string]: { uprate: string } }
+  /** `null` when there was no fault. */
+  fault: Faults | null
+  /** Response times per check time (unix timestamp string). */
+  resptime: { [time: string]: ResponseTime }
+}
+
+/** A site task report: monitoring-point id to its data; `"0"` is the average of all points. */
+export interface SiteReport {
+  [pointId: string]: MonitoringPoint
+}
+
+/** A bucket of the response-time distribution. */
+export interface Bucket {
+  /** Bucket start, milliseconds. */
+  start: number
+  /** Bucket end, milliseconds. */
+  end: number
+  /** Checks whose response time fell in the bucket. */
+  count: number
+  /** Share of all checks, percent with two decimals, e.g. `"11.81"`. */
+  percent: string
+}
+
+/** The response-time distribution: bucket lower bound (ms, as a string) to bucket. */
+export interface Distribution {
+  [lowerBound: string]: Bucket
+}
+
+/** One created task of a create batch. */
+export interface CreatedTask {
+  task_id: number
+}
+
+/** An id: a non-negative integer, a string of digits (as the service sends them), or a bigint. */
+export type Id = number | string | bigint
+
+/** A day: a `Date` (its local calendar day) or a `"YYYY-MM-DD"` string. */
+export type Day = Date | string
+
+/** A `0`/`1` code, as a string or a number. */
+export type Flag = '0' | '1' | 0 | 1
+
+/** An indicator a server task can monitor. */
+export type Indicator =
+  | 'cpu'
+  | 'load'
+  | 'mem'
+  | 'netio'
+  | 'diskstore'
+  | 'procsum'
+  | 'diskio'
+  | 'cpu_windows'
+  | 'mem_windows'
+
+/** User ids: one comma-separated string, a number, or a list. */
+export type Ids = string | number | Array<string | number>
+
+/** `alert_setting` of a server task. */
+export interface AlertSettingInput {
+  /** Alert channels, each with the user ids that receive that kind of alert. */
+  alert?: { email?: Ids; sms?: Ids; msn?: Ids; gtalk?: Ids; remind?: Ids }
+  /** `1` all enterprise users, `2` a user group, `3` only the creator, `4` selected users. */
+  scope: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
+  /** The user group; required when `scope` is 2. */
+  organization?: string | number
+  /** The users; required when `scope` is 4. */
+  user_ids?: Ids
+}
+
+/**
+ * A server monitoring task for {@link Client.createServerTasks}, with the service's keys.
+ * Values may be given as strings (as the service takes them) or as numbers and booleans; the
+ * SDK checks every rule of the spec before sending and names the task index and field.
+ */
+export interface ServerTaskInput {
+  server_name: string
+  /** The server's IP address (IPv4 or IPv6). */
+  private_ip: string
+  /** The IP address SNMP is polled on. */
+  server_ip: string
+  /** `0` linux, `1` windows (or `"linux"`, `"windows"`). */
+  server_systype: Flag | 'linux' | 'windows'
+  /** Minutes between checks, 1 to 1440. */
+  frequency: number | string
+  /** SNMP port, 1 to 65535. */
+  snmp_port: number | string
+  /** `0` SNMP v2c (needs `snmp_comm`), `1` SNMP v3 (needs `snmp_user`, `snmp_pass`). */
+  snmp_v: Flag | 'v2c' | 'v3'
+  snmp_comm?: string
+  snmp_user?: string
+  /** A secret: never printed by the SDK. */
+  snmp_pass?: string
+  /** `0` MD5, `1` SHA. */
+  snmp_authtype?: Flag | 'md5' | 'sha'
+  /** Whether agent plugins are used; when 1, `plugin_task_uselist_id` must name one. */
+  use_agent: Flag | boolean
+  /** `plugin_task_uselist_id` values from {@link Client.agents}. */
+  plugin_task_uselist_id?: Ids
+  alert_setting: AlertSettingInput
+  /** Indicators to monitor; each must be allowed for the system type. */
+  task_type: Indicator[] | Indicator
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The stable codes of {@link MonapiError}. `AUTH_INVALID_CLIENT` / `AUTH_INVALID_GRANT`: the
+ * token endpoint refused the client credentials / the account or refresh token;
+ * `AUTH_ERROR`: another OAuth error (e.g. a fresh token rejected with `invalid_token`);
+ * `API_ERROR`: the service answered with an error; `PARTIAL_CREATE`: some tasks of a create
+ * batch failed, all others were created; `INVALID_INPUT`: bad input, nothing was sent;
+ * `TIMEOUT`; `CONNECTION`; `DECODE`: the answer is not the JSON expected; `INTERNAL`: a bug in
+ * the native module (a panic), reported as an error instead of a crash.
+ */
+export type MonapiErrorCode =
+  | 'AUTH_INVALID_CLIENT'
+  | 'AUTH_INVALID_GRANT'
+  | 'AUTH_ERROR'
+  | 'API_ERROR'
+  | 'PARTIAL_CREATE'
+  | 'INVALID_INPUT'
+  | 'TIMEOUT'
+  | 'CONNECTION'
+  | 'DECODE'
+  | 'INTERNAL'
+
+/** Every code, in a frozen array. */
+export declare const ERROR_CODES: readonly MonapiErrorCode[]
+
+/** The fields of a {@link MonapiError} besides its message. */
+export interface MonapiErrorFields {
+  code?: MonapiErrorCode
+  status?: number | null
+  apiCode?: number | string | null
+  errKey?: string | null
+  errContent?: string | null
+  failedIndex?: number | null
+  failedIndices?: number[] | null
+  submitted?: number | null
+  created?: number | null
+  field?: string | null
+  index?: number | null
+  endpoint?: string | null
+  retryAfterMs?: number | null
+  timeoutMs?: number | null
+}
+
+/**
+ * Every error of the package. Branch on {@link MonapiError.code}; the other fields are set
+ * where they apply and `null` elsewhere. Messages never hold a secret (tokens, password, its
+ * MD5, client secret).
+ *
+ * @example
+ * ```js
+ * import { MonapiError } from 'monapi'
+ * try {
+ *   await client.createServerTasks(tasks)
+ * } catch (err) {
+ *   if (err instanceof MonapiError && err.code === 'PARTIAL_CREATE') {
+ *     console.log(`task ${err.failedIndex} failed: ${err.errContent}; the others were created`)
+ *   } else throw err
+ * }
+ * ```
+ */
+export declare class MonapiError extends Error {
+  /**
+   * Builds an error (the package creates them; this is for tests and wrappers).
+   *
+   * @example
+   * ```js
+   * const err = new MonapiError('invalid input: `page` must be 1 or more', { code: 'INVALID_INPUT', field: 'page' })
+   * ```
+   */
+  constructor(message: string, fields?: MonapiErrorFields)
+  /** The stable category; see {@link MonapiErrorCode}. */
+  readonly code: MonapiErrorCode
+  /** HTTP status of the service's answer, where there was one (400 for `PARTIAL_CREATE`). */
+  readonly status: number | null
+  /** The service's own code: the number of a `{code, msg}` body, or the OAuth `error` string. */
+  readonly apiCode: number | string | null
+  /** `PARTIAL_CREATE`: the service's `err_key`, naming the failed line(s). */
+  readonly errKey: string | null
+  /** `PARTIAL_CREATE`: the service's `err_content`, why the line failed. */
+  readonly errContent: string | null
+  /** The failed task's index in the caller's batch (`PARTIAL_CREATE`, `INVALID_INPUT`). */
+  readonly failedIndex: number | null
+  /** `PARTIAL_CREATE`: every failed index (empty when `err_key` is not a list of indexes). */
+  readonly failedIndices: number[] | null
+  /** `PARTIAL_CREATE`: how many tasks the batch held. */
+  readonly submitted: number | null
+  /** `PARTIAL_CREATE`: how many were created. */
+  readonly created: number | null
+  /** `INVALID_INPUT`: the option, parameter or task field at fault. */
+  readonly field: string | null
+  /** `INVALID_INPUT`: the index of the task in a create batch. */
+  readonly index: number | null
+  /** The operation, as its path template, e.g. `GET /v2/agent/lists.json`. */
+  readonly endpoint: string | null
+  /** `API_ERROR`: how long the service asked to wait (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs: number | null
+  /** `TIMEOUT`: the timeout that ran out, in milliseconds. */
+  readonly timeoutMs: number | null
+}
+
+// ---------------------------------------------------------------------------------------
+// Client
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Options of {@link Client}. Unset values fall back to the environment: `MONAPI_BASE_URL`,
+ * `MONAPI_CLIENT_ID`, `MONAPI_CLIENT_SECRET`, `MONAPI_USERNAME`, `MONAPI_PASSWORD`.
+ */
+export interface ClientOptions {
+  /** Where the service is, e.g. `https://api.example.com` (the `/v2/...` paths are added). */
+  baseUrl?: string
+  /** The registered client's id. */
+  clientId?: string
+  /** The registered client's secret. */
+  clientSecret?: string
+  /** The account login (an e-mail address). */
+  username?: string
+  /** The account password in plain text; the SDK sends its lowercase hex MD5. */
+  password?: string
+  /** The password already hashed: 32 hexadecimal characters (instead of `password`). */
+  passwordMd5?: string
+  /** A saved token to resume with (an object from `login()`/`client.token`, or its JSON). */
+  token?: Token | string | null
+  /**
+   * Called with every new token (login, refresh, re-login), e.g. to save it. It runs on the
+   * main thread shortly after the token arrives (possibly after the call that caused it has
+   * resolved); it never keeps the process alive and is not called after `close()`. A throw or
+   * a rejected Promise from it becomes a process warning (`MONAPI_ON_TOKEN`), not a crash.
+   */
+  onToken?: (token: Token) => void | Promise<void>
+  /** Overall timeout of one HTTP exchange, in milliseconds (default 30000). */
+  timeoutMs?: number
+  /** Timeout for making a connection, in milliseconds (default 10000). */
+  connectTimeoutMs?: number
+  /** Retries of a read after a connection error, 429 or 502/503/504 (default 2). */
+  maxRetries?: number
+  /** The `User-Agent` header (default `monapi-node/<version>`). */
+  userAgent?: string
+}
+
+/** A period of whole days; an omitted date means the current day (the service's default). */
+export interface DateRangeOptions {
+  startDate?: Day
+  endDate?: Day
+}
+
+/** Options of {@link Client.siteReport}. */
+export interface SiteReportOptions extends DateRangeOptions {
+  /** Unset: every monitoring point and the average; `0`: only the average; `n`: point `n`. */
+  monitor?: Id
+}
+
+/** Options of {@link Client.serviceTasks}. */
+export interface PageOptions {
+  /** Page number, from 1 (default 1); a page holds up to {@link PAGE_SIZE} tasks. */
+  page?: number
+}
+
+/**
+ * A client of the monitoring service. Safe under heavy concurrency: all calls share one
+ * connection pool and one token, and however many calls run at once, only one token request
+ * is in flight. Tokens look after themselves: the first call logs in, a token is renewed
+ * shortly before it expires, and a rejected one is renewed once and the call repeated once.
+ * Reads are retried after connection errors, 429 and 502/503/504 (honouring `Retry-After`).
+ *
+ * The HTTP work runs on a small native thread pool (one thread per core less one, at least
+ * one; set `MONAPI_NODE_THREADS` to change it); answers are parsed with `JSON.parse` on the
+ * main thread.
+ *
+ * @example
+ * ```js
+ * import { Client } from 'monapi'
+ * const client = new Client({
+ *   baseUrl: 'https://api.example.com',
+ *   clientId: 'demo_id',
+ *   clientSecret: process.env.MONAPI_CLIENT_SECRET,
+ *   username: 'test@example.com',
+ *   password: process.env.MONAPI_PASSWORD,
+ * })
+ * const agents = await client.agents()
+ * await client.close()
+ * ```
+ */
+export declare class Client {
+  /**
+   * Builds a client; no request is made. Options not given are read from the `MONAPI_*`
+   * environment variables.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` naming the option at fault.
+   * @example
+   * ```js
+   * const client = new Client({ timeoutMs: 5000, onToken: (token) => save(token) })
+   * ```
+   */
+  constructor(options?: ClientOptions)
+
+  /**
+   * The current token, or `null` before the first login (and after `close()`).
+   *
+   * @example
+   * ```js
+   * await client.login()
+   * fs.writeFileSync('token.json', JSON.stringify(client.token))
+   * ```
+   */
+  get token(): Token | null
+
+  /**
+   * The service's base URL.
+   *
+   * @example
+   * ```js
+   * console.log(client.baseUrl) // 'http://127.0.0.1:8080'
+   * ```
+   */
+  get baseUrl(): string
+
+  /**
+   * Whether {@link Client.close} was called.
+   *
+   * @example
+   * ```js
+   * await client.close(); console.log(client.closed) // true
+   * ```
+   */
+  get closed(): boolean
+
+  /**
+   * Logs in with the password grant now and resolves with the new token. (Not needed before
+   * other calls: the first call logs in by itself.)
+   *
+   * @throws {MonapiError} `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `INVALID_INPUT` (no password).
+   * @example
+   * ```js
+   * const token = await client.login()
+   * console.log(`expires in ${token.expires_in} s`)
+   * ```
+   */
+  login(): Promise<Token>
+
+  /**
+   * Gets a new token with the refresh grant now and resolves with it.
+   *
+   * @throws {MonapiError} `AUTH_INVALID_GRANT` (refresh token refused), `INVALID_INPUT` (no token yet).
+   * @example
+   * ```js
+   * const token = await client.refresh()
+   * ```
+   */
+  refresh(): Promise<Token>
+
+  /**
+   * Creates server monitoring tasks in one batch. Every task is checked against the spec's
+   * rules first (nothing is sent if one fails). Never retried once it may have reached the
+   * service.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` with `index` and `field`; `PARTIAL_CREATE` with
+   *   `failedIndex`/`failedIndices` when some lines failed (all others were created).
+   * @example
+   * ```js
+   * const created = await client.createServerTasks([{
+   *   server_name: 'web-01', private_ip: '192.168.1.10', server_ip: '203.0.113.10',
+   *   server_systype: '0', frequency: '5', snmp_port: '161', snmp_v: '0', snmp_comm: 'public',
+   *   use_agent: '0', alert_setting: { scope: '3' }, task_type: ['cpu', 'mem'],
+   * }])
+   * console.log(created[0].task_id)
+   * ```
+   */
+  createServerTasks(tasks: ServerTaskInput[]): Promise<CreatedTask[]>
+
+  /**
+   * One page (from 1) of the service task list; a page holds up to {@link PAGE_SIZE} tasks.
+   *
+   * @example
+   * ```js
+   * const firstPage = await client.serviceTasks()
+   * const second = await client.serviceTasks({ page: 2 })
+   * ```
+   */
+  serviceTasks(options?: PageOptions): Promise<ServiceTask[]>
+
+  /**
+   * Every service task, page after page (fetched as the iteration goes); stops after the
+   * first page with fewer than {@link PAGE_SIZE} tasks.
+   *
+   * @example
+   * ```js
+   * for await (const task of client.iterServiceTasks()) {
+   *   console.log(task.task_id, task.task_type)
+   * }
+   * ```
+   */
+  iterServiceTasks(): AsyncGenerator<ServiceTask, void, undefined>
+
+  /**
+   * The collector agents, keyed by agent id, with their plugins.
+   *
+   * @example
+   * ```js
+   * for (const [id, agent] of Object.entries(await client.agents())) {
+   *   console.log(id, agent.name, agent.plugin.length)
+   * }
+   * ```
+   */
+  agents(): Promise<Agents>
+
+  /**
+   * The report of a service task over whole days (default: today).
+   *
+   * @throws {MonapiError} `API_ERROR` (e.g. status 404 for an unknown task), `INVALID_INPUT` (bad dates).
+   * @example
+   * ```js
+   * const report = await client.serviceReport('10001', { startDate: '2026-11-01', endDate: new Date() })
+   * for (const [series, records] of Object.entries(report)) console.log(series, records.length)
+   * ```
+   */
+  serviceReport(taskId: Id, options?: DateRangeOptions): Promise<ServiceReport>
+
+  /**
+   * The report of a site task: availability, faults and response times per monitoring point.
+   * `monitor` unset: all points (and the average `"0"`); `0`: only the average; `n`: point n.
+   *
+   * @example
+   * ```js
+   * const report = await client.siteReport(20001, { monitor: 0 })
+   * console.log(report['0'].name, Object.keys(report['0'].uprate).length)
+   * ```
+   */
+  siteReport(taskId: Id, options?: SiteReportOptions): Promise<SiteReport>
+
+  /**
+   * The response-time distribution of a site task over whole days (default: today).
+   *
+   * @example
+   * ```js
+   * const buckets = await client.responseTimeDistribution(20001, { startDate: '2026-11-20' })
+   * for (const b of Object.values(buckets)) console.log(`${b.start}-${b.end} ms: ${b.percent} %`)
+   * ```
+   */
+  responseTimeDistribution(taskId: Id, options?: DateRangeOptions): Promise<Distribution>
+
+  /**
+   * Releases the client: later calls reject with `INVALID_INPUT`, and `onToken` is not called
+   * again. Calls already in flight finish.
+   *
+   * @example
+   * ```js
+   * try { await client.agents() } finally { await client.close() }
+   * ```
+   */
+  close(): Promise<void>
+}
+
+// ---------------------------------------------------------------------------------------
+// Emulator
+// ---------------------------------------------------------------------------------------
+
+/** A kind of injected fault. */
+export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropConnection' | 'truncatedBody' | 'malformedBody'
+
+/**
+ * Faults injected into the emulator's answers. `next` is served first, one fault per
+ * request in order; after it, each request gets a fault with the given share (0 to 1).
+ */
+export interface FaultSettings {
+  /** Share of answers `500 {"code":500,...}`. */
+  error500?: number
+  /** Share of answers `503 {"code":503,...}` with `Retry-After`. */
+  error503?: number
+  /** Share of answers `429 {"code":429,...}` with `Retry-After`. */
+  error429?: number
+  /** Value of `Retry-After` on 429 and 503, in seconds. */
+  retryAfterSecs?: number
+  /** Share of requests whose connection is closed without an answer. */
+  dropConnection?: number
+  /** Share of answers cut in half. */
+  truncatedBody?: number
+  /** Share of answers that are an HTML error page instead of JSON. */
+  malformedBody?: number
+  /** Faults for the next requests, in order. */
+  next?: FaultKind[]
+}
+
+/** Options of {@link Emulator.start}. */
+export interface EmulatorOptions {
+  /** Seed of the generated data (default 42). */
+  seed?: number | bigint
+  /** Lifetime of access tokens, in seconds (default 3600). */
+  tokenTtl?: number
+  /** Delay before every answer, in milliseconds (default 0). */
+  latencyMs?: number
+  /** Number of seeded service tasks, ids from 10001 (default 120: three pages). */
+  serviceTasks?: number
+  /** Faults from the start (default none). */
+  faults?: FaultSettings
+}
+
+/** Request counters of an emulator (per endpoint, and `total`). */
+export interface Counters {
+  /** Token endpoint, any grant. */
+  token: number
+  token_password: number
+  token_refresh: number
+  create: number
+  service_tasks: number
+  agents: number
+  service_report: number
+  site_report: number
+  distribution: number
+  total: number
+}
+
+/** A server task as the emulator stored it: the submitted object plus its `task_id`. */
+export interface StoredServerTask {
+  task_id: number
+  [field: string]: JsonValue
+}
+
+/**
+ * The bundled emulator of the service, running in this process on 127.0.0.1 (a free port) on
+ * a thread of its own. It serves the demo account (`clientId`, `clientSecret`, `username`,
+ * `password`), seeded data (service tasks 10001..., site tasks 20001-20005) and test knobs.
+ * It does not keep Node alive; stop it with {@link Emulator.stop}.
+ *
+ * @example
+ * ```js
+ * import { Emulator } from 'monapi'
+ * const emulator = await Emulator.start()
+ * const client = emulator.client()
+ * console.log(Object.keys(await client.agents()))
+ * await emulator.stop()
+ * ```
+ */
+export declare class Emulator {
+  private constructor()
+
+  /**
+   * Starts an emulator.
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ tokenTtl: 2, latencyMs: 10, serviceTasks: 100 })
+   * ```
+   */
+  static start(options?: EmulatorOptions): Promise<Emulator>
+
+  /**
+   * `http://127.0.0.1:PORT`.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ baseUrl: emulator.baseUrl, clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
+   * ```
+   */
+  get baseUrl(): string
+  /**
+   * The demo client id, `demo_id`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_CLIENT_ID = emulator.clientId
+   * ```
+   */
+  get clientId(): string
+  /**
+   * The demo client secret, `demo_secret`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_CLIENT_SECRET = emulator.clientSecret
+   * ```
+   */
+  get clientSecret(): string
+  /**
+   * The demo login, `test@example.com`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_USERNAME = emulator.username
+   * ```
+   */
+  get username(): string
+  /**
+   * The demo password, `123456`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_PASSWORD = emulator.password
+   * ```
+   */
+  get password(): string
+  /**
+   * Whether {@link Emulator.stop} was called.
+   *
+   * @example
+   * ```js
+   * await emulator.stop(); console.log(emulator.stopped) // true
+   * ```
+   */
+  get stopped(): boolean
+
+  /**
+   * A snapshot of the request counters.
+   *
+   * @example
+   * ```js
+   * await client.agents()
+   * console.log(emulator.counters().agents) // 1
+   * ```
+   */
+  counters(): Counters
+
+  /**
+   * Created server tasks as stored.
+   *
+   * @example
+   * ```js
+   * console.log(emulator.serverTasks().map((t) => t.server_name))
+   * ```
+   */
+  serverTasks(): StoredServerTask[]
+
+  /**
+   * Lifetime of access tokens issued from now on, in seconds.
+   *
+   * @example
+   * ```js
+   * emulator.setTokenTtl(1)
+   * ```
+   */
+  setTokenTtl(seconds: number): void
+
+  /**
+   * Delay before every answer from now on, in milliseconds.
+   *
+   * @example
+   * ```js
+   * emulator.setLatency(2000) // provoke a TIMEOUT with timeoutMs: 300
+   * ```
+   */
+  setLatency(ms: number): void
+
+  /**
+   * Replaces the fault settings.
+   *
+   * @example
+   * ```js
+   * emulator.setFaults({ next: ['error503', 'dropConnection'] }) // the next two requests fail
+   * emulator.setFaults({}) // no faults
+   * ```
+   */
+  setFaults(faults: FaultSettings): void
+
+  /**
+   * Every access token issued so far expires now (refresh tokens stay valid).
+   *
+   * @example
+   * ```js
+   * emulator.expireTokens()
+   * await client.agents() // refreshes the token, then repeats the call
+   * ```
+   */
+  expireTokens(): void
+
+  /**
+   * Every refresh token becomes invalid (the next refresh gets `invalid_grant`).
+   *
+   * @example
+   * ```js
+   * emulator.revokeRefreshTokens()
+   * ```
+   */
+  revokeRefreshTokens(): void
+
+  /**
+   * Back to the state at start: counters zero, knobs as configured, created tasks gone, all
+   * tokens revoked.
+   *
+   * @example
+   * ```js
+   * emulator.reset()
+   * ```
+   */
+  reset(): void
+
+  /**
+   * A {@link Client} for the demo account of this emulator, with `overrides` applied.
+   *
+   * @example
+   * ```js
+   * const client = emulator.client({ timeoutMs: 300, maxRetries: 0 })
+   * ```
+   */
+  client(overrides?: ClientOptions): Client
+
+  /**
+   * Stops the server (in-flight requests get about a second) and waits for its thread.
+   * Calling it again does nothing.
+   *
+   * @example
+   * ```js
+   * await emulator.stop()
+   * ```
+   */
+  stop(): Promise<void>
+}
+
+/** Records per page of the service task list (50). */
+export declare const PAGE_SIZE: number
+
+/** The package version (the Cargo workspace version). */
+export declare const VERSION: string

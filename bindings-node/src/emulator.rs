@@ -1,0 +1,203 @@
+//! `NativeEmulator`: the bundled emulator of the service, in-process on its own thread
+//! (`monapi_emulator::Emulator::spawn_thread`), behind the JavaScript `Emulator` of `index.js`.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use monapi_emulator::{Config, Emulator, Faults};
+use napi::bindgen_prelude::PromiseRaw;
+use napi::Env;
+use napi_derive::napi;
+
+use crate::errors::invalid_input;
+use crate::{guard, spawn};
+
+/// Start-up settings (types checked by the JavaScript layer).
+#[napi(object)]
+#[derive(Default)]
+pub struct EmulatorOptions {
+    /// Seed of the generated data, as a decimal string (it may exceed 2^53).
+    pub seed: Option<String>,
+    /// Lifetime of access tokens, in seconds.
+    pub token_ttl: Option<f64>,
+    /// Delay before every answer, in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// Number of seeded service tasks.
+    pub service_tasks: Option<u32>,
+    /// Fault settings as JSON (the emulator's snake_case keys).
+    pub faults: Option<String>,
+}
+
+/// The demo account every emulator registers.
+#[napi(object)]
+pub struct DemoAccount {
+    pub client_id: String,
+    pub client_secret: String,
+    pub username: String,
+    pub password: String,
+}
+
+/// The demo account (`demo_id` / `demo_secret`, `test@example.com` / `123456`).
+#[napi(catch_unwind)]
+pub fn demo_account() -> DemoAccount {
+    DemoAccount {
+        client_id: monapi_emulator::DEMO_CLIENT_ID.into(),
+        client_secret: monapi_emulator::DEMO_CLIENT_SECRET.into(),
+        username: monapi_emulator::DEMO_USERNAME.into(),
+        password: monapi_emulator::DEMO_PASSWORD.into(),
+    }
+}
+
+fn seconds(field: &str, value: f64, scale: f64) -> napi::Result<Duration> {
+    if !value.is_finite() || value < 0.0 {
+        return Err(invalid_input(field, "must be a non-negative number"));
+    }
+    Ok(Duration::from_secs_f64(value / scale))
+}
+
+fn faults(json: &str) -> napi::Result<Faults> {
+    serde_json::from_str(json).map_err(|e| invalid_input("faults", &format!("are not valid: {e}")))
+}
+
+/// A running emulator on 127.0.0.1 (a free port), on an OS thread of its own.
+#[napi]
+pub struct NativeEmulator {
+    inner: Mutex<Option<Emulator>>,
+    base_url: String,
+}
+
+#[napi]
+impl NativeEmulator {
+    /// Starts an emulator.
+    #[napi(catch_unwind, factory)]
+    pub fn start(options: EmulatorOptions) -> napi::Result<NativeEmulator> {
+        guard(|| {
+            let mut config = Config::default();
+            if let Some(seed) = options.seed {
+                config.seed = seed
+                    .parse()
+                    .map_err(|_| invalid_input("seed", "must be a non-negative integer"))?;
+            }
+            if let Some(ttl) = options.token_ttl {
+                config.token_ttl = seconds("tokenTtl", ttl, 1.0)?;
+            }
+            if let Some(ms) = options.latency_ms {
+                config.latency = seconds("latencyMs", ms, 1000.0)?;
+            }
+            if let Some(n) = options.service_tasks {
+                config.service_tasks = n as usize;
+            }
+            if let Some(json) = options.faults {
+                config.faults = faults(&json)?;
+            }
+            let emulator = Emulator::spawn_thread(config).map_err(|e| {
+                crate::errors::Payload {
+                    code: "CONNECTION",
+                    message: format!("the emulator cannot listen on 127.0.0.1: {e}"),
+                    ..Default::default()
+                }
+                .into_napi()
+            })?;
+            Ok(NativeEmulator {
+                base_url: emulator.base_url().to_string(),
+                inner: Mutex::new(Some(emulator)),
+            })
+        })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Emulator) -> T) -> napi::Result<T> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let emulator = inner
+            .as_ref()
+            .ok_or_else(|| invalid_input("emulator", "is stopped"))?;
+        Ok(f(emulator))
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    #[napi(catch_unwind, getter)]
+    pub fn base_url(&self) -> String {
+        self.base_url.clone()
+    }
+
+    /// Whether `stop()` was called.
+    #[napi(catch_unwind, getter)]
+    pub fn stopped(&self) -> bool {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).is_none()
+    }
+
+    /// Request counters as JSON.
+    #[napi(catch_unwind)]
+    pub fn counters(&self) -> napi::Result<String> {
+        guard(|| {
+            let counters = self.with(|e| e.counters())?;
+            serde_json::to_string(&counters).map_err(|e| invalid_input("counters", &e.to_string()))
+        })
+    }
+
+    /// Lifetime of access tokens issued from now on, in seconds.
+    #[napi(catch_unwind)]
+    pub fn set_token_ttl(&self, seconds_: f64) -> napi::Result<()> {
+        guard(|| {
+            let ttl = seconds("seconds", seconds_, 1.0)?;
+            self.with(|e| e.set_token_ttl(ttl))
+        })
+    }
+
+    /// Delay before every answer from now on, in milliseconds.
+    #[napi(catch_unwind)]
+    pub fn set_latency(&self, ms: f64) -> napi::Result<()> {
+        guard(|| {
+            let latency = seconds("ms", ms, 1000.0)?;
+            self.with(|e| e.set_latency(latency))
+        })
+    }
+
+    /// Replaces the fault settings (JSON with the emulator's snake_case keys).
+    #[napi(catch_unwind)]
+    pub fn set_faults(&self, faults_json: String) -> napi::Result<()> {
+        guard(|| {
+            let faults = faults(&faults_json)?;
+            self.with(|e| e.set_faults(faults))
+        })
+    }
+
+    /// Every access token issued so far expires now.
+    #[napi(catch_unwind)]
+    pub fn expire_tokens(&self) -> napi::Result<()> {
+        guard(|| self.with(|e| e.expire_tokens()))
+    }
+
+    /// Every refresh token becomes invalid.
+    #[napi(catch_unwind)]
+    pub fn revoke_refresh_tokens(&self) -> napi::Result<()> {
+        guard(|| self.with(|e| e.revoke_refresh_tokens()))
+    }
+
+    /// Back to the state at start.
+    #[napi(catch_unwind)]
+    pub fn reset(&self) -> napi::Result<()> {
+        guard(|| self.with(|e| e.reset()))
+    }
+
+    /// Created server tasks as stored, as JSON.
+    #[napi(catch_unwind)]
+    pub fn server_tasks(&self) -> napi::Result<String> {
+        guard(|| {
+            let tasks = self.with(|e| e.server_tasks())?;
+            serde_json::to_string(&tasks).map_err(|e| invalid_input("serverTasks", &e.to_string()))
+        })
+    }
+
+    /// Stops the server and waits for its thread (at most about a second). Idempotent.
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn stop<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, ()>> {
+        // Taken now, so that the emulator counts as stopped as soon as stop() returns.
+        let emulator = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+        spawn(env, async move {
+            if let Some(emulator) = emulator {
+                emulator.stop().await;
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,51 @@
+# Node package `monapi` (napi-rs): the native addon and its JS layer in bindings-node/, the
+# suite in tests/node/, the quickstart, the benchmark. Included from the root Makefile, which
+# sets SHELL := bash with -eu -o pipefail and CARGO ?= cargo. Needs only node (>= 18; 20 in
+# CI), npm and cargo: @napi-rs/cli and typescript are devDependencies (package-lock.json).
+#
+# Rust builds use their own target directory ($(NODE_TARGET_DIR)) so that they never wait on
+# the cargo lock of the other builds.
+
+NODE ?= node
+NPM ?= npm
+NODE_TARGET_DIR ?= target-node
+NODE_STAMP := node_modules/.package-lock.json
+NODE_ENV_VARS := CARGO="$(CARGO)" CARGO_TARGET_DIR="$(NODE_TARGET_DIR)"
+
+.PHONY: node-env node-build node-dts node-typecheck node-test node-demo node-bench node-lint
+
+## node-env: install the dev tools (npm ci) when node_modules is missing or older than package-lock.json
+node-env: $(NODE_STAMP)
+
+$(NODE_STAMP): package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+## node-build: release build of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi)
+node-build: node-env
+	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs
+
+## node-dts: node-build, then copy the regenerated native.d.ts/native.js into bindings-node/ (commit them)
+node-dts: node-env
+	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs --accept
+
+## node-typecheck: tsc --noEmit over the tests, the examples (.mjs and .ts) and the bench
+node-typecheck: node-env
+	$(NODE) node_modules/typescript/bin/tsc -p tests/node/tsconfig.json
+
+## node-test: build, type-check, then the node:test suite (operations, errors, tokens, drift check, npm pack install check)
+node-test: node-build node-typecheck
+	$(NODE_ENV_VARS) $(NODE) --test tests/node/
+
+## node-demo: run examples/quickstart.mjs (the MONAPI_* variables come from the caller)
+node-demo: node-build
+	$(NODE) examples/quickstart.mjs
+
+## node-bench: monapi vs fetch vs undici.request against the release-built emulator (add BENCH_ARGS=--record to update bench/RESULTS.md)
+node-bench: node-build
+	$(NODE) --expose-gc bench/node/bench.mjs $(BENCH_ARGS)
+
+## node-lint: rustfmt and clippy (warnings are errors) for the binding crate
+node-lint:
+	$(CARGO) fmt -p monapi-node -- --check
+	$(NODE_ENV_VARS) $(CARGO) clippy -p monapi-node --all-targets -- -D warnings

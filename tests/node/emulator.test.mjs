@@ -1,0 +1,141 @@
+// @ts-check
+// The bundled emulator: start options, knobs, counters, stored tasks, stop.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import util from 'node:util'
+
+import { Emulator } from 'monapi'
+
+import { emulator, linuxTask, rejects, throws } from './helpers.mjs'
+
+test('starts on 127.0.0.1 with a free port and the demo account', async (t) => {
+  const emu = await emulator(t)
+  assert.match(emu.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+  assert.notEqual(emu.baseUrl, 'http://127.0.0.1:0')
+  assert.deepEqual(
+    [emu.clientId, emu.clientSecret, emu.username, emu.password],
+    ['demo_id', 'demo_secret', 'test@example.com', '123456'],
+  )
+  assert.deepEqual(emu.counters(), {
+    token: 0,
+    token_password: 0,
+    token_refresh: 0,
+    create: 0,
+    service_tasks: 0,
+    agents: 0,
+    service_report: 0,
+    site_report: 0,
+    distribution: 0,
+    total: 0,
+  })
+  assert.equal(util.inspect(emu), `Emulator { baseUrl: '${emu.baseUrl}', stopped: false }`)
+  const other = await emulator(t)
+  assert.notEqual(other.baseUrl, emu.baseUrl)
+})
+
+test('the seed decides the data; the same seed gives the same data', async (t) => {
+  const [a, b, c] = await Promise.all([emulator(t, { seed: 7 }), emulator(t, { seed: 7 }), emulator(t, { seed: 8n })])
+  const [agentsA, agentsB, agentsC] = await Promise.all([a.client().agents(), b.client().agents(), c.client().agents()])
+  assert.deepEqual(agentsA, agentsB)
+  assert.notDeepEqual(agentsA, agentsC)
+})
+
+test('tokenTtl, latencyMs and serviceTasks at start', async (t) => {
+  const emu = await emulator(t, { tokenTtl: 120, latencyMs: 150, serviceTasks: 7 })
+  const client = emu.client()
+  const started = Date.now()
+  const token = await client.login()
+  assert.ok(Date.now() - started >= 140, 'latency applies')
+  assert.equal(token.expires_in, 120)
+  assert.equal((await client.serviceTasks()).length, 7)
+})
+
+test('setTokenTtl and setLatency apply from the next request on', async (t) => {
+  const emu = await emulator(t)
+  emu.setTokenTtl(42)
+  const client = emu.client()
+  assert.equal((await client.login()).expires_in, 42)
+  emu.setLatency(200)
+  const started = Date.now()
+  await client.agents()
+  assert.ok(Date.now() - started >= 190)
+  emu.setLatency(0)
+})
+
+test('setFaults: the next queue in order (camelCase or snake_case kinds), and shares', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client({ maxRetries: 6 })
+  await client.login()
+  emu.setFaults({ next: ['error503', 'error429', 'dropConnection', 'truncatedBody'], retryAfterSecs: 0 })
+  assert.equal((await client.serviceTasks()).length, 50)
+  assert.equal(emu.counters().service_tasks, 5, 'four faults, then the answer')
+  emu.setFaults({ next: /** @type {any} */ (['error_500']) })
+  assert.equal((await rejects(client.agents(), 'API_ERROR')).status, 500)
+  emu.setFaults({ error503: 1, retryAfterSecs: 0 })
+  await rejects(emu.client({ maxRetries: 1, token: client.token }).agents(), 'API_ERROR')
+  emu.setFaults({})
+  assert.ok(Object.keys(await client.agents()).length > 0)
+  assert.equal(throws(() => emu.setFaults(/** @type {any} */ ({ error_503: 1 })), 'INVALID_INPUT').field, 'faults.error_503')
+  assert.equal(throws(() => emu.setFaults({ next: /** @type {any} */ (['meteor']) }), 'INVALID_INPUT').field, 'faults.next[0]')
+})
+
+test('faults at start', async (t) => {
+  const emu = await emulator(t, { faults: { next: ['malformedBody'] } })
+  await rejects(emu.client().login(), 'DECODE')
+})
+
+test('expireTokens and revokeRefreshTokens', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client({ password: undefined, username: undefined, token: await emu.client().login() })
+  emu.expireTokens()
+  await client.agents()
+  assert.equal(emu.counters().token_refresh, 1)
+  emu.expireTokens()
+  emu.revokeRefreshTokens()
+  await rejects(client.agents(), 'AUTH_INVALID_GRANT')
+})
+
+test('serverTasks shows created tasks; reset forgets them, the counters and the tokens', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client()
+  await client.createServerTasks([linuxTask('a'), linuxTask('b')])
+  const stored = emu.serverTasks()
+  assert.deepEqual(
+    stored.map((task) => [task.server_name, task.task_id]),
+    [
+      ['a', 30001],
+      ['b', 30002],
+    ],
+  )
+  assert.deepEqual(stored[0].task_type, ['cpu', 'mem'])
+  emu.reset()
+  assert.deepEqual(emu.serverTasks(), [])
+  assert.equal(emu.counters().total, 0)
+  // The old token was revoked: the client renews it (refresh refused, so the password).
+  await client.agents()
+  assert.ok(emu.counters().token >= 1)
+})
+
+test('client(overrides): the demo account with changes', async (t) => {
+  const emu = await emulator(t)
+  const md5 = emu.client({ passwordMd5: 'e10adc3949ba59abbe56e057f20f883e' })
+  await md5.login()
+  const slow = emu.client({ timeoutMs: 250, maxRetries: 0 })
+  await slow.login()
+  emu.setLatency(1000)
+  await rejects(slow.agents(), 'TIMEOUT')
+  emu.setLatency(0)
+})
+
+test('stop: idempotent; knobs then fail with INVALID_INPUT, calls with CONNECTION', async () => {
+  const emu = await Emulator.start()
+  const client = emu.client({ maxRetries: 0 })
+  await client.login()
+  await emu.stop()
+  await emu.stop()
+  assert.equal(emu.stopped, true)
+  assert.equal(throws(() => emu.counters(), 'INVALID_INPUT').field, 'emulator')
+  throws(() => emu.expireTokens(), 'INVALID_INPUT')
+  await rejects(client.agents(), 'CONNECTION')
+})

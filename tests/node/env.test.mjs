@@ -1,0 +1,96 @@
+// @ts-check
+// Options fall back to the MONAPI_* environment variables; explicit options win; the
+// quickstart runs from the environment alone.
+
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { test } from 'node:test'
+
+import { Client } from 'monapi'
+
+import { ROOT, emulator, rejects, runNode, throws } from './helpers.mjs'
+
+/**
+ * Sets MONAPI_* variables for one test (the native client reads the real environment).
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {Record<string, string>} vars
+ */
+function withEnv(t, vars) {
+  for (const [name, value] of Object.entries(vars)) process.env[name] = value
+  t.after(() => {
+    for (const name of Object.keys(vars)) delete process.env[name]
+  })
+}
+
+test('new Client() takes everything from MONAPI_* variables', async (t) => {
+  const emu = await emulator(t)
+  withEnv(t, {
+    MONAPI_BASE_URL: emu.baseUrl,
+    MONAPI_CLIENT_ID: emu.clientId,
+    MONAPI_CLIENT_SECRET: emu.clientSecret,
+    MONAPI_USERNAME: emu.username,
+    MONAPI_PASSWORD: emu.password,
+  })
+  const client = new Client()
+  assert.equal(client.baseUrl, emu.baseUrl)
+  assert.equal((await client.serviceTasks()).length, 50)
+})
+
+test('explicit options win over the environment', async (t) => {
+  const emu = await emulator(t)
+  withEnv(t, {
+    MONAPI_BASE_URL: 'http://127.0.0.1:9',
+    MONAPI_CLIENT_ID: emu.clientId,
+    MONAPI_CLIENT_SECRET: 'wrong-secret',
+    MONAPI_USERNAME: emu.username,
+    MONAPI_PASSWORD: 'wrong-password',
+  })
+  const fromEnv = new Client({ baseUrl: emu.baseUrl })
+  await rejects(fromEnv.login(), 'AUTH_INVALID_CLIENT')
+  const explicit = new Client({ baseUrl: emu.baseUrl, clientSecret: emu.clientSecret, password: emu.password })
+  await explicit.login()
+  const md5 = new Client({ baseUrl: emu.baseUrl, clientSecret: emu.clientSecret, passwordMd5: 'e10adc3949ba59abbe56e057f20f883e' })
+  await md5.login()
+})
+
+test('a missing value names the option and its variable', () => {
+  const err = throws(() => new Client({ clientId: 'x', clientSecret: 'y', username: 'u', password: 'p' }), 'INVALID_INPUT')
+  assert.equal(err.field, 'baseUrl')
+  assert.match(err.message, /MONAPI_BASE_URL/)
+  const noSecret = throws(() => new Client({ baseUrl: 'http://127.0.0.1:9', clientId: 'x' }), 'INVALID_INPUT')
+  assert.equal(noSecret.field, 'clientSecret')
+  assert.match(noSecret.message, /MONAPI_CLIENT_SECRET/)
+  const noPassword = throws(() => new Client({ baseUrl: 'http://127.0.0.1:9', clientId: 'x', clientSecret: 'y', username: 'u' }), 'INVALID_INPUT')
+  assert.equal(noPassword.field, 'password')
+})
+
+test('the quickstart runs from the environment alone and prints every summary', async (t) => {
+  const emu = await emulator(t)
+  const result = await runNode([join(ROOT, 'examples', 'quickstart.mjs')], {
+    env: {
+      ...process.env,
+      MONAPI_BASE_URL: emu.baseUrl,
+      MONAPI_CLIENT_ID: emu.clientId,
+      MONAPI_CLIENT_SECRET: emu.clientSecret,
+      MONAPI_USERNAME: emu.username,
+      MONAPI_PASSWORD: emu.password,
+    },
+  })
+  assert.equal(result.code, 0, result.stderr)
+  for (const line of [/logged in/, /120 service tasks/, /\d+ agents with \d+ plugins/, /service report of task 10001/, /point 0 /, /ms: +\d+\.\d\d %/]) {
+    assert.match(result.stdout, line)
+  }
+  const counters = emu.counters()
+  assert.deepEqual(
+    [counters.token, counters.service_tasks, counters.agents, counters.service_report, counters.site_report, counters.distribution],
+    [1, 3, 1, 1, 1, 1],
+  )
+})
+
+test('the quickstart fails cleanly (exit 1, a coded message) without a service', async () => {
+  const env = { ...process.env, MONAPI_BASE_URL: 'http://127.0.0.1:9', MONAPI_CLIENT_ID: 'x', MONAPI_CLIENT_SECRET: 'y', MONAPI_USERNAME: 'u', MONAPI_PASSWORD: 'p' }
+  const result = await runNode([join(ROOT, 'examples', 'quickstart.mjs')], { env })
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /monapi error CONNECTION/)
+})

@@ -1,0 +1,83 @@
+// @ts-check
+// No secret (client secret, password, its MD5, access and refresh tokens, an SNMP pass
+// phrase) in any error message, error inspection, or inspection of a client or emulator.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import util from 'node:util'
+
+import { Client, MonapiError } from 'monapi'
+
+import { DEMO_SECRETS, PASSWORD_MD5, assertNoSecret, emulator, linuxTask } from './helpers.mjs'
+
+/** Everything a user could print about a value. */
+function printed(/** @type {unknown} */ value) {
+  return [
+    String(value),
+    util.inspect(value),
+    util.inspect(value, { showHidden: true, depth: Infinity, getters: true }),
+    util.format('%o', value),
+    JSON.stringify(value) ?? '',
+    value instanceof Error ? `${value.message}\n${value.stack}` : '',
+  ].join('\n')
+}
+
+test('no secret in errors or in the inspection of clients and emulators', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client()
+  const token = await client.login()
+  const secrets = [...DEMO_SECRETS, token.access_token, /** @type {string} */ (token.refresh_token), 's3cret-phrase', 'wrong-secret', 'wrong-password']
+  /** @type {string[]} */
+  const texts = [printed(client), printed(emu)]
+  /** @param {Promise<unknown> | (() => unknown)} failing */
+  const collect = async (failing) => {
+    try {
+      await (typeof failing === 'function' ? failing() : failing)
+    } catch (error) {
+      assert.ok(error instanceof MonapiError, String(error))
+      texts.push(printed(error))
+      return
+    }
+    assert.fail('expected a failure')
+  }
+
+  await collect(emu.client({ clientSecret: 'wrong-secret' }).login())
+  await collect(emu.client({ password: 'wrong-password' }).login())
+  await collect(client.serviceReport(424242))
+  /** @type {import('monapi').ServerTaskInput} */
+  const badTask = { ...linuxTask('x'), snmp_v: '1', snmp_user: 'u', snmp_pass: 's3cret-phrase', frequency: '0' }
+  await collect(client.createServerTasks([badTask]))
+  for (const fault of /** @type {const} */ (['malformedBody', 'truncatedBody', 'dropConnection', 'error500'])) {
+    emu.setFaults({ next: [fault, fault, fault] })
+    await collect(client.agents())
+  }
+  emu.setFaults({})
+  // Options rejected for their form must not echo the value either.
+  await collect(() => emu.client({ passwordMd5: 'wrong-secret-not-hex' }))
+  await collect(() => emu.client({ token: `{"access_token": "${token.access_token}"` }))
+  await collect(() => emu.client({ clientSecret: /** @type {any} */ (['wrong-secret']) }))
+  emu.setLatency(2000)
+  await collect(emu.client({ timeoutMs: 200, maxRetries: 0, token }).agents())
+  emu.setLatency(0)
+  emu.expireTokens()
+  emu.revokeRefreshTokens()
+  const tokenOnly = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token })
+  texts.push(printed(tokenOnly))
+  await collect(tokenOnly.agents())
+  texts.push(printed(tokenOnly), printed(client))
+
+  assert.ok(texts.length >= 16)
+  for (const text of texts) assertNoSecret(text, secrets)
+})
+
+test('a client built with a password MD5 or a saved token shows neither', async (t) => {
+  const emu = await emulator(t)
+  const token = await emu.client().login()
+  const md5 = emu.client({ passwordMd5: PASSWORD_MD5.toUpperCase() })
+  await md5.login()
+  const resumed = emu.client({ token })
+  const text = [printed(md5), printed(resumed), printed(md5.token === null)].join('\n')
+  assertNoSecret(text, [PASSWORD_MD5, PASSWORD_MD5.toUpperCase(), token.access_token, /** @type {string} */ (token.refresh_token)])
+  assert.match(util.inspect(md5), /baseUrl: 'http:\/\/127\.0\.0\.1:\d+'/)
+  assert.match(util.inspect(md5), /token: '\[redacted, expires /)
+})
