@@ -82,7 +82,7 @@ impl Auth {
     /// Renews the token, unless another call already replaced `stale` while we waited for the
     /// gate, in which case that newer token is returned (single-flight).
     pub async fn renew(&self, transport: &Transport, stale: Option<Arc<Token>>) -> Result<Arc<Token>> {
-        let _gate = self.renewing.lock().await;
+        let gate = self.renewing.lock().await;
         let current = self.current();
         if let Some(token) = &current {
             let replaced = stale.as_ref().is_none_or(|s| !Arc::ptr_eq(s, token));
@@ -103,19 +103,19 @@ impl Auth {
             },
             None => self.password_grant(transport).await?,
         };
-        Ok(self.store(token))
+        Ok(self.publish(gate, token))
     }
 
     /// Logs in with the password now, whatever is cached.
     pub async fn login(&self, transport: &Transport) -> Result<Arc<Token>> {
-        let _gate = self.renewing.lock().await;
+        let gate = self.renewing.lock().await;
         let token = self.password_grant(transport).await?;
-        Ok(self.store(token))
+        Ok(self.publish(gate, token))
     }
 
     /// Uses the refresh grant now.
     pub async fn refresh(&self, transport: &Transport) -> Result<Arc<Token>> {
-        let _gate = self.renewing.lock().await;
+        let gate = self.renewing.lock().await;
         let refresh_token = self
             .current()
             .and_then(|t| t.refresh_token.clone())
@@ -127,7 +127,7 @@ impl Auth {
                 )
             })?;
         let token = self.refresh_grant(transport, &refresh_token).await?;
-        Ok(self.store(token))
+        Ok(self.publish(gate, token))
     }
 
     fn is_fresh(&self, token: &Token) -> bool {
@@ -136,9 +136,12 @@ impl Auth {
         token.is_fresh(leeway)
     }
 
-    fn store(&self, token: Token) -> Arc<Token> {
+    /// Caches a new token, opens the gate, then tells the callback: outside the gate, so a
+    /// callback that uses the client cannot deadlock on it.
+    fn publish(&self, gate: tokio::sync::MutexGuard<'_, ()>, token: Token) -> Arc<Token> {
         let token = Arc::new(token);
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(token.clone());
+        drop(gate);
         if let Some(callback) = &self.on_token {
             callback(&token);
         }

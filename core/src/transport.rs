@@ -329,9 +329,15 @@ impl Transport {
     fn transport_failure(&self, endpoint: Endpoint, error: &reqwest::Error) -> Failure {
         let unsent = error.is_connect();
         let error = if error.is_timeout() {
+            // A connect timeout means the request never left; otherwise the overall one ran out.
+            let after = if unsent {
+                self.connect_timeout
+            } else {
+                self.timeout
+            };
             Error::Timeout {
                 endpoint,
-                after: Some(self.timeout),
+                after: Some(after),
             }
         } else {
             let message = if error.is_body() || error.is_decode() {

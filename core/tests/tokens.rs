@@ -224,3 +224,26 @@ async fn invalid_client_and_invalid_grant() {
     // Login failures are not retried.
     assert_eq!(emu.counters().token, 2);
 }
+
+#[tokio::test]
+async fn on_token_runs_after_the_new_token_is_cached() {
+    let emu = emulator().await;
+    let seen: Arc<Mutex<Vec<Option<Token>>>> = Arc::default();
+    let sink = seen.clone();
+    let slot: Arc<Mutex<Option<Client>>> = Arc::default();
+    let inner = slot.clone();
+    let client = builder(&emu)
+        .on_token(move |_| {
+            // The callback runs once the token is cached and the renewal gate is open.
+            let client = inner.lock().unwrap().clone();
+            sink.lock().unwrap().push(client.and_then(|c| c.token()));
+        })
+        .build()
+        .unwrap();
+    *slot.lock().unwrap() = Some(client.clone());
+    let token = tokio::time::timeout(Duration::from_secs(5), client.login())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(seen.lock().unwrap().as_slice(), &[Some(token)]);
+}
