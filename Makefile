@@ -2,25 +2,37 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
+# One target directory for every build here, so the release builds of the CLI and of the two
+# bindings share their compiled dependencies (the fragments default to their own directories,
+# which suits engineers building them side by side).
+NODE_TARGET_DIR := target
+PY_TARGET_DIR := target
 
-.PHONY: demo test build lint fmt bench rust-test
+include mk/node.mk
+include mk/python.mk
 
-## demo: build everything and run the quickstarts against the bundled emulator
+.PHONY: demo test build lint fmt bench rust-build rust-test
+
+## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
 	scripts/with-emulator.sh target/release/examples/quickstart
+	scripts/with-emulator.sh $(MAKE) --no-print-directory python-demo
+	scripts/with-emulator.sh $(NODE) examples/quickstart.mjs
 
-## build: release builds of the CLI (which bundles the emulator) and the Rust quickstart
-build:
+## build: release builds of the CLI (which bundles the emulator), the Rust quickstart and both packages
+build: rust-build python-build node-build
+
+rust-build:
 	$(CARGO) build --release -p monapi-cli -p monapi --example quickstart
 
-## test: lint, then every test suite
-test: lint rust-test
+## test: lint, then every test suite (Rust, Python, Node)
+test: lint rust-test python-test node-test
 
 rust-test:
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 
-## lint: formatting and clippy, warnings are errors
+## lint: formatting and clippy over the workspace (bindings included), warnings are errors
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -28,3 +40,6 @@ lint:
 ## fmt: format the code
 fmt:
 	$(CARGO) fmt --all
+
+## bench: the Python and Node benchmarks against the release-built emulator
+bench: python-bench node-bench

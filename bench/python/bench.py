@@ -1,0 +1,280 @@
+"""monapi against requests, httpx (+json, +orjson) and aiohttp, on one release-built emulator.
+
+Three workloads, each timed for every client in the same run:
+
+1. sequential small calls (the agent list, and a page of the service task list);
+2. 1,000 concurrent report fetches (async: monapi.AsyncClient against aiohttp);
+3. one multi-megabyte report (a service report of a frequency-1 task over 30 days).
+
+Every client gets a parsed Python object with the same content; the peers reuse one
+access token taken by monapi (the emulator takes it in the query string, as the service
+does). Run with the release wheel installed: `make python-bench`.
+
+    python bench/python/bench.py [--serve target/release/monapi] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import gc
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import aiohttp
+import httpx
+import orjson
+import requests
+
+import monapi
+from monapi.testing import Emulator
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> float:
+    """Best-of-3 seconds per call, over `repeat` calls."""
+    fn()  # warm up (connections, caches)
+    runs = []
+    for _ in range(3):
+        gc.collect()
+        started = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        runs.append((time.perf_counter() - started) / repeat)
+    return min(runs)
+
+
+def timed_async(
+    make: Callable[[], Coroutine[Any, Any, Any]],
+    runs: int = 3,
+    cleanup: Callable[[], Coroutine[Any, Any, Any]] | None = None,
+) -> float:
+    """Best-of-`runs` seconds per batch; `make` builds one batch; one loop for all."""
+
+    async def main() -> float:
+        await make()  # warm up
+        best = float("inf")
+        for _ in range(runs):
+            gc.collect()
+            started = time.perf_counter()
+            await make()
+            best = min(best, time.perf_counter() - started)
+        if cleanup:
+            await cleanup()
+        return best
+
+    return asyncio.run(main())
+
+
+class Server:
+    """The emulator: in this process (monapi.testing) or `monapi serve` in another."""
+
+    def __init__(self, serve: str | None) -> None:
+        self.process: subprocess.Popen[str] | None = None
+        self.emulator: Emulator | None = None
+        if serve:
+            self.process = subprocess.Popen(
+                [serve, "serve", "--port", "0"],
+                stderr=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                text=True,
+            )
+            assert self.process.stderr is not None
+            deadline = time.monotonic() + 20
+            self.base_url = ""
+            while time.monotonic() < deadline and not self.base_url:
+                line = self.process.stderr.readline()
+                found = re.search(r"listening on (http://\S+)", line)
+                if found:
+                    self.base_url = found.group(1)
+            if not self.base_url:
+                raise SystemExit("monapi serve did not start")
+            self.where = f"`{serve} serve` (own process)"
+        else:
+            self.emulator = Emulator()
+            self.base_url = self.emulator.base_url
+            self.where = "monapi.testing.Emulator (in this process, own thread)"
+
+    def close(self) -> None:
+        if self.process:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        if self.emulator:
+            self.emulator.stop()
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            )
+    except (OSError, StopIteration):
+        pass
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "monapi": monapi.__version__,
+        "requests": requests.__version__,
+        "httpx": httpx.__version__,
+        "orjson": orjson.__version__,
+        "aiohttp": aiohttp.__version__,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--serve", help="run `BIN serve --port 0` instead of the in-process emulator"
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
+    parser.add_argument("--concurrency", type=int, default=1000)
+    args = parser.parse_args()
+    small_repeat = 200 if args.quick else 1000
+    large_repeat = 2 if args.quick else 5
+
+    server = Server(args.serve)
+    base = server.base_url
+    credentials = {
+        "base_url": base,
+        "client_id": monapi.testing.DEMO_CLIENT_ID,
+        "client_secret": monapi.testing.DEMO_CLIENT_SECRET,
+        "username": monapi.testing.DEMO_USERNAME,
+        "password": monapi.testing.DEMO_PASSWORD,
+    }
+    client = monapi.Client(**credentials)
+    token = client.login()["access_token"]
+    day = datetime.date.today() - datetime.timedelta(days=1)
+    frequency_1 = next(t for t in client.iter_service_tasks() if t["frequency"] == "1")
+    start = day - datetime.timedelta(days=29)
+    results: dict[str, dict[str, float]] = {}
+    print(f"server: {server.where} at {base}")
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in machine().items()))
+
+    session = requests.Session()
+    hx = httpx.Client()
+
+    def params(extra: dict[str, str] | None = None) -> dict[str, str]:
+        return {**(extra or {}), "access_token": token}
+
+    # 1. sequential small calls ---------------------------------------------------------
+    small = {
+        "agents": ("/v2/agent/lists.json", {}, client.agents),
+        "service_tasks page": ("/v2/service/lists.json", {"page": "1"}, client.service_tasks),
+    }
+
+    def small_timings(url: str, query: dict[str, str], call: Callable[[], Any]) -> dict[str, float]:
+        expected = call()
+        assert session.get(url, params=params(query)).json() == expected
+        assert orjson.loads(hx.get(url, params=params(query)).content) == expected
+        return {
+            "monapi (sync)": timed(call, small_repeat),
+            "requests + json": timed(
+                lambda: session.get(url, params=params(query)).json(), small_repeat
+            ),
+            "httpx + json": timed(lambda: hx.get(url, params=params(query)).json(), small_repeat),
+            "httpx + orjson": timed(
+                lambda: orjson.loads(hx.get(url, params=params(query)).content), small_repeat
+            ),
+        }
+
+    for name, (path, query, call) in small.items():
+        results[f"small: {name}"] = small_timings(base + path, query, call)
+
+    # 2. concurrent report fetches (async) ----------------------------------------------
+    n = args.concurrency
+    sites = [20001 + i % 5 for i in range(n)]
+    site_query = {"start_date": day.isoformat(), "end_date": day.isoformat(), "monitor": "0"}
+    aclient = monapi.AsyncClient(**credentials, token=client.token)
+
+    async def monapi_batch() -> list[Any]:
+        return await asyncio.gather(
+            *(aclient.site_report(s, start_date=day, end_date=day, monitor=0) for s in sites)
+        )
+
+    def aiohttp_timed(loads: Callable[[bytes], Any], limit: int) -> float:
+        holder: dict[str, aiohttp.ClientSession] = {}
+
+        async def one(session: aiohttp.ClientSession, site: int) -> Any:
+            url = f"{base}/v2/site/report/{site}.json"
+            async with session.get(url, params=params(site_query)) as response:
+                return loads(await response.read())
+
+        async def batch() -> list[Any]:
+            if "s" not in holder:  # one session for every batch, created in the loop
+                holder["s"] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
+            return await asyncio.gather(*(one(holder["s"], s) for s in sites))
+
+        async def close() -> None:
+            await holder["s"].close()
+
+        return timed_async(batch, cleanup=close)
+
+    first = asyncio.run(monapi_batch())
+    assert first[0] == client.site_report(sites[0], start_date=day, end_date=day, monitor=0)
+    body_size = len(
+        session.get(f"{base}/v2/site/report/{sites[0]}.json", params=params(site_query)).content
+    )
+    key = f"async: {n} concurrent site reports ({body_size / 1024:.0f} KiB each)"
+    results[key] = {"monapi (async)": timed_async(monapi_batch)}
+    for limit in (100, 0):
+        label = "default pool (100)" if limit else "unlimited pool"
+        results[key][f"aiohttp + json, {label}"] = aiohttp_timed(json.loads, limit)
+        results[key][f"aiohttp + orjson, {label}"] = aiohttp_timed(orjson.loads, limit)
+
+    # 3. one large report ---------------------------------------------------------------
+    report_path = f"/v2/service/report/{frequency_1['task_id']}.json"
+    report_query = {"start_date": start.isoformat(), "end_date": day.isoformat()}
+    url = base + report_path
+    body = hx.get(url, params=params(report_query)).content
+    expected = client.service_report(frequency_1["task_id"], start_date=start, end_date=day)
+    assert orjson.loads(body) == expected
+    key = f"large: 30-day service report ({len(body) / 1e6:.1f} MB)"
+    fetch = client.service_report
+    results[key] = {
+        "monapi (sync)": timed(
+            lambda: fetch(frequency_1["task_id"], start_date=start, end_date=day), large_repeat
+        ),
+        "requests + json": timed(
+            lambda: session.get(url, params=params(report_query)).json(), large_repeat
+        ),
+        "httpx + json": timed(
+            lambda: hx.get(url, params=params(report_query)).json(), large_repeat
+        ),
+        "httpx + orjson": timed(
+            lambda: orjson.loads(hx.get(url, params=params(report_query)).content), large_repeat
+        ),
+        "orjson.loads alone (no HTTP)": timed(lambda: orjson.loads(body), large_repeat),
+        "json.loads alone (no HTTP)": timed(lambda: json.loads(body), large_repeat),
+    }
+
+    # report ----------------------------------------------------------------------------
+    print()
+    for workload, timings in results.items():
+        ours = next(v for k, v in timings.items() if k.startswith("monapi"))
+        print(f"| {workload} | time per op | monapi speed-up |")
+        print("|---|---:|---:|")
+        for name, seconds in timings.items():
+            ratio = "" if name.startswith("monapi") else f"{seconds / ours:.2f}x"
+            unit = f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} µs"
+            print(f"| {name} | {unit} | {ratio} |")
+        print()
+    aclient.close()
+    client.close()
+    hx.close()
+    session.close()
+    server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""monapi: a client for the monitoring service's HTTP API.
+
+OAuth tokens that look after themselves, batch creation of server monitoring tasks
+(validated before sending), the service task and agent lists, and monitoring data
+(service reports, site reports, response-time distributions). One Rust core does the
+work; results are plain dicts and lists with the API's own keys and values.
+
+- :class:`Client`: blocking; releases the GIL while it waits; share it between threads.
+- :class:`AsyncClient`: asyncio; works in scripts and in Jupyter's running loop.
+- :mod:`monapi.errors`: the exceptions, all under :class:`MonapiError`.
+- :mod:`monapi.testing`: the bundled emulator of the service, for tests and notebooks.
+
+Logging goes to the ``monapi`` logger: requests, retries and token renewals at DEBUG,
+with every secret redacted.
+
+Examples
+--------
+>>> import monapi
+>>> client = monapi.Client()   # MONAPI_BASE_URL, MONAPI_CLIENT_ID, ... from the environment
+>>> tasks = client.service_tasks()
+>>> report = client.service_report(tasks[0]["task_id"], start_date="2026-11-01")
+"""
+
+from monapi import errors, testing
+from monapi._native import (
+    PAGE_SIZE,
+    AsyncClient,
+    Client,
+    ServiceTaskAsyncIterator,
+    ServiceTaskIterator,
+    __version__,
+)
+from monapi._token import Token
+from monapi.errors import (
+    ApiError,
+    AuthError,
+    ConnectionError,
+    DecodeError,
+    InvalidClientError,
+    InvalidGrantError,
+    MonapiError,
+    PartialCreateError,
+    TimeoutError,
+    ValidationError,
+)
+
+__all__ = [
+    "PAGE_SIZE",
+    "ApiError",
+    "AsyncClient",
+    "AuthError",
+    "Client",
+    "ConnectionError",
+    "DecodeError",
+    "InvalidClientError",
+    "InvalidGrantError",
+    "MonapiError",
+    "PartialCreateError",
+    "ServiceTaskAsyncIterator",
+    "ServiceTaskIterator",
+    "TimeoutError",
+    "Token",
+    "ValidationError",
+    "__version__",
+    "errors",
+    "testing",
+]

@@ -1,0 +1,341 @@
+"""Exceptions raised by monapi.
+
+Every exception is a :class:`MonapiError` and carries the fields a caller branches on. They
+pickle with their fields (so they cross process boundaries in multiprocessing, Dask or Ray),
+and their text never holds a secret (tokens, password, its MD5, client secret).
+
+=========================  =================================================================
+Class                      When
+=========================  =================================================================
+``InvalidClientError``     the token endpoint refused ``client_id``/``client_secret``
+``InvalidGrantError``      it refused the username/password, or the refresh token
+``AuthError``              another authentication failure (base of the two above)
+``ApiError``               the service answered with an error (``status_code``, ``code``)
+``PartialCreateError``     some tasks of a create batch failed; the others were created
+``ValidationError``        an argument breaks a rule; nothing was sent (also ``ValueError``)
+``TimeoutError``           no complete answer in time (also the builtin ``TimeoutError``)
+``ConnectionError``        no connection, or it broke (also the builtin ``ConnectionError``)
+``DecodeError``            the answer is not the JSON the operation returns
+=========================  =================================================================
+
+Examples
+--------
+>>> import monapi
+>>> try:
+...     client.service_report(424242)
+... except monapi.ApiError as e:
+...     print(e.status_code, e.code, e.message)
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "AuthError",
+    "ConnectionError",
+    "DecodeError",
+    "InvalidClientError",
+    "InvalidGrantError",
+    "MonapiError",
+    "PartialCreateError",
+    "TimeoutError",
+    "ValidationError",
+]
+
+
+class MonapiError(Exception):
+    """Base class of every monapi exception.
+
+    ``str(error)`` says what went wrong and what to do; the fields of the subclasses say
+    it for code. An internal error (a bug in monapi) is raised as a plain ``MonapiError``.
+
+    Examples
+    --------
+    >>> try:
+    ...     client.agents()
+    ... except monapi.MonapiError as e:
+    ...     print("monapi failed:", e)
+    """
+
+    def __init__(self, text: str = "", /) -> None:
+        super().__init__(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt as cls(text) and then given its fields back: pickle round-trips.
+        return (type(self), self.args[:1], dict(self.__dict__))
+
+    def __setstate__(self, state: dict[str, Any] | None) -> None:
+        self.__dict__.update(state or {})
+
+
+class AuthError(MonapiError):
+    """The token endpoint refused the request, or a fresh token was rejected again.
+
+    Attributes
+    ----------
+    error : str
+        The OAuth error code, e.g. ``"invalid_client"`` or ``"invalid_grant"``.
+    description : str
+        The service's description.
+    status_code : int or None
+        The HTTP status of the answer, when there was one.
+
+    Examples
+    --------
+    >>> try:
+    ...     client.login()
+    ... except monapi.AuthError as e:
+    ...     print(e.error, e.description)
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        /,
+        *,
+        error: str = "",
+        description: str = "",
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.error = error
+        self.description = description
+        self.status_code = status_code
+
+
+class InvalidClientError(AuthError):
+    """The service refused the API client (``client_id``/``client_secret``).
+
+    Examples
+    --------
+    >>> try:
+    ...     monapi.Client(client_secret="wrong").login()
+    ... except monapi.InvalidClientError as e:
+    ...     print(e.error)
+    invalid_client
+    """
+
+
+class InvalidGrantError(AuthError):
+    """The service refused the account (username/password) or the refresh token.
+
+    Examples
+    --------
+    >>> try:
+    ...     monapi.Client(password="wrong").login()
+    ... except monapi.InvalidGrantError as e:
+    ...     print(e.error)
+    invalid_grant
+    """
+
+
+class ApiError(MonapiError):
+    """The service answered with an error.
+
+    Attributes
+    ----------
+    status_code : int
+        The HTTP status.
+    code : int or None
+        The service's numeric ``code`` (bodies like ``{"code": 404, "msg": ...}``).
+    message : str
+        The service's ``msg`` (or ``error_description``, or the start of the body).
+    error : str or None
+        An OAuth-style ``error`` code, for bodies that carry one.
+    endpoint : str
+        The operation, e.g. ``"GET /v2/service/report/{task_id}.json"``.
+    retry_after : float or None
+        Seconds the service asked to wait (``Retry-After``), if it did.
+
+    Examples
+    --------
+    >>> try:
+    ...     client.service_report(424242)
+    ... except monapi.ApiError as e:
+    ...     print(e.status_code, e.code)
+    404 404
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        /,
+        *,
+        status_code: int = 0,
+        code: int | None = None,
+        message: str = "",
+        error: str | None = None,
+        endpoint: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.error = error
+        self.endpoint = endpoint
+        self.retry_after = retry_after
+
+
+class PartialCreateError(MonapiError):
+    """Some tasks of a create batch failed; every other task was created.
+
+    The service does not return the ids of the tasks it created. Correct the failed tasks
+    and send only them again.
+
+    Attributes
+    ----------
+    err_key : str
+        The service's ``err_key``, as sent: it names the failed line(s).
+    failed_index : int or None
+        The first failed task as an index into the submitted list.
+    failed_indices : list of int
+        Every failed task as an index (empty when ``err_key`` is not an index).
+    err_content : str
+        The service's ``err_content``: why it failed.
+    submitted : int
+        How many tasks the batch held.
+    created : int
+        How many of them were created.
+
+    Examples
+    --------
+    >>> try:
+    ...     client.create_server_tasks(tasks)
+    ... except monapi.PartialCreateError as e:
+    ...     retry = [tasks[i] for i in e.failed_indices]
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        /,
+        *,
+        err_key: str = "",
+        failed_indices: list[int] | None = None,
+        err_content: str = "",
+        submitted: int = 0,
+        created: int = 0,
+        failed_index: int | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.err_key = err_key
+        self.failed_indices: list[int] = list(failed_indices or [])
+        self.failed_index: int | None = (
+            failed_index
+            if failed_index is not None
+            else (self.failed_indices[0] if self.failed_indices else None)
+        )
+        self.err_content = err_content
+        self.submitted = submitted
+        self.created = created
+
+
+class ValidationError(MonapiError, ValueError):
+    """An argument breaks a rule; nothing was sent.
+
+    Attributes
+    ----------
+    index : int or None
+        The task's index in a create batch, when the error is about one.
+    field : str
+        The field or parameter at fault, e.g. ``"frequency"`` or ``"start_date"``.
+    rule : str
+        The rule it breaks.
+
+    Examples
+    --------
+    >>> try:
+    ...     client.service_report(10001, start_date="2026-13-01")
+    ... except monapi.ValidationError as e:
+    ...     print(e.field)
+    start_date
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        /,
+        *,
+        index: int | None = None,
+        field: str = "",
+        rule: str = "",
+    ) -> None:
+        super().__init__(text)
+        self.index = index
+        self.field = field
+        self.rule = rule
+
+
+class TimeoutError(MonapiError, builtins.TimeoutError):
+    """No complete answer within the client's ``timeout``.
+
+    Attributes
+    ----------
+    endpoint : str
+        The operation.
+    timeout : float or None
+        The timeout that ran out, in seconds.
+
+    Examples
+    --------
+    >>> try:
+    ...     monapi.Client(timeout=0.5).agents()
+    ... except TimeoutError:   # the builtin catches it too
+    ...     print("too slow")
+    """
+
+    def __init__(
+        self, text: str = "", /, *, endpoint: str = "", timeout: float | None = None
+    ) -> None:
+        super().__init__(text)
+        self.endpoint = endpoint
+        self.timeout = timeout
+
+
+class ConnectionError(MonapiError, builtins.ConnectionError):
+    """The connection could not be made, or broke before the answer was complete.
+
+    Attributes
+    ----------
+    endpoint : str
+        The operation.
+
+    Examples
+    --------
+    >>> try:
+    ...     monapi.Client(base_url="http://127.0.0.1:9").agents()
+    ... except ConnectionError:   # the builtin catches it too
+    ...     print("service unreachable")
+    """
+
+    def __init__(self, text: str = "", /, *, endpoint: str = "") -> None:
+        super().__init__(text)
+        self.endpoint = endpoint
+
+
+class DecodeError(MonapiError):
+    """The answer arrived but is not the JSON the operation returns.
+
+    Attributes
+    ----------
+    endpoint : str
+        The operation.
+    snippet : str
+        The first characters of the body (secrets removed).
+
+    Examples
+    --------
+    >>> try:
+    ...     client.agents()
+    ... except monapi.DecodeError as e:
+    ...     print(e.snippet[:20])
+    """
+
+    def __init__(self, text: str = "", /, *, endpoint: str = "", snippet: str = "") -> None:
+        super().__init__(text)
+        self.endpoint = endpoint
+        self.snippet = snippet

@@ -1,0 +1,39 @@
+"""Testing helpers: the bundled emulator of the monitoring service.
+
+:class:`Emulator` runs a faithful, stateful emulator of the service inside this process
+(on ``127.0.0.1`` and a free port), with the demo account and knobs for tests: token
+lifetime, latency, injected faults, request counters.
+
+Examples
+--------
+>>> from monapi.testing import Emulator
+>>> with Emulator() as emulator:
+...     client = emulator.client()
+...     tasks = client.service_tasks()
+...     emulator.counters()["service_tasks"]
+1
+
+As a pytest fixture:
+
+>>> import pytest
+>>> @pytest.fixture
+... def emulator():
+...     with Emulator() as emulator:
+...         yield emulator
+"""
+
+from monapi._native import (
+    DEMO_CLIENT_ID,
+    DEMO_CLIENT_SECRET,
+    DEMO_PASSWORD,
+    DEMO_USERNAME,
+    Emulator,
+)
+
+__all__ = [
+    "DEMO_CLIENT_ID",
+    "DEMO_CLIENT_SECRET",
+    "DEMO_PASSWORD",
+    "DEMO_USERNAME",
+    "Emulator",
+]

@@ -1,0 +1,445 @@
+//! `monapi.testing.Emulator`: the bundled emulator of the service, in this process, on
+//! 127.0.0.1 and a free port, with its test knobs.
+
+use std::mem::ManuallyDrop;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use monapi_emulator::{
+    Config, FaultKind, Faults, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::client::{AsyncClient, Client};
+use crate::convert::value_to_py;
+use crate::runtime::lock;
+
+struct Running {
+    /// The process that started it: a forked child has a copy without its thread.
+    pid: u32,
+    emulator: ManuallyDrop<monapi_emulator::Emulator>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // In a forked child, joining the server thread (which exists only in the parent)
+        // would wait forever: the copy is leaked instead.
+        if self.pid == std::process::id() {
+            // SAFETY: dropped once, here; never used afterwards.
+            unsafe { ManuallyDrop::drop(&mut self.emulator) }
+        }
+    }
+}
+
+fn duration(name: &str, seconds: f64) -> PyResult<Duration> {
+    if seconds >= 0.0 {
+        Duration::try_from_secs_f64(seconds)
+            .map_err(|_| PyValueError::new_err(format!("{name} is too large")))
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} must be a number of seconds, 0 or more"
+        )))
+    }
+}
+
+fn share(name: &str, value: f64) -> PyResult<f64> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} must be a share of requests from 0.0 to 1.0"
+        )))
+    }
+}
+
+/// The bundled emulator of the monitoring service, running in this process.
+///
+/// It serves every endpoint of the API on ``127.0.0.1`` and a free port, from data
+/// generated from ``seed``, with the demo account (``client_id``, ``client_secret``,
+/// ``username``, ``password``). Use it as a context manager or a pytest fixture; it stops
+/// when closed, on :meth:`stop`, or when garbage collected (so keep a reference to it while
+/// its clients are in use: ``Emulator().client()`` alone leaves a client of a stopped
+/// emulator). Its ``repr`` shows no credential.
+///
+/// Parameters
+/// ----------
+/// seed : int, default 42
+///     Seed of the generated data.
+/// token_ttl : float, default 3600
+///     Lifetime of the access tokens it issues, in seconds.
+/// latency : float, default 0
+///     Seconds it waits before answering each API request.
+/// service_tasks : int, default 120
+///     Number of service tasks (ids from 10001; 120 make three pages). Site tasks are
+///     20001 to 20005; created server tasks get ids from 30001.
+///
+/// Examples
+/// --------
+/// >>> from monapi.testing import Emulator
+/// >>> with Emulator() as emulator:
+/// ...     client = emulator.client()
+/// ...     print(len(client.service_tasks()))
+/// 50
+///
+/// As a pytest fixture:
+///
+/// >>> import pytest
+/// >>> @pytest.fixture
+/// ... def emulator():
+/// ...     with Emulator(token_ttl=2) as emulator:
+/// ...         yield emulator
+#[pyclass(module = "monapi.testing", frozen)]
+pub struct Emulator {
+    running: Mutex<Option<Running>>,
+    base_url: String,
+}
+
+impl Emulator {
+    fn with<T>(&self, f: impl FnOnce(&monapi_emulator::Emulator) -> T) -> PyResult<T> {
+        match &*lock(&self.running) {
+            Some(running) => Ok(f(&running.emulator)),
+            None => Err(PyRuntimeError::new_err("the emulator is stopped")),
+        }
+    }
+
+    fn client_kwargs<'py>(
+        &self,
+        py: Python<'py>,
+        overrides: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("base_url", &self.base_url)?;
+        kwargs.set_item("client_id", DEMO_CLIENT_ID)?;
+        kwargs.set_item("client_secret", DEMO_CLIENT_SECRET)?;
+        kwargs.set_item("username", DEMO_USERNAME)?;
+        if overrides.is_none_or(|o| !o.contains("password_md5").unwrap_or(false)) {
+            kwargs.set_item("password", DEMO_PASSWORD)?;
+        }
+        if let Some(overrides) = overrides {
+            kwargs.update(overrides.as_mapping())?;
+        }
+        Ok(kwargs)
+    }
+}
+
+#[pymethods]
+impl Emulator {
+    #[new]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120))]
+    fn new(py: Python<'_>, seed: u64, token_ttl: f64, latency: f64, service_tasks: usize) -> PyResult<Self> {
+        let config = Config {
+            seed,
+            token_ttl: duration("token_ttl", token_ttl)?,
+            latency: duration("latency", latency)?,
+            service_tasks,
+            ..Config::default()
+        };
+        let emulator = py
+            .detach(move || monapi_emulator::Emulator::spawn_thread(config))
+            .map_err(|e| PyRuntimeError::new_err(format!("the emulator could not start: {e}")))?;
+        Ok(Emulator {
+            base_url: emulator.base_url().to_string(),
+            running: Mutex::new(Some(Running {
+                pid: std::process::id(),
+                emulator: ManuallyDrop::new(emulator),
+            })),
+        })
+    }
+
+    /// ``http://127.0.0.1:PORT``: pass it as ``base_url``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.base_url.startswith("http://127.0.0.1:")
+    /// True
+    #[getter]
+    fn base_url(&self) -> String {
+        self.base_url.clone()
+    }
+
+    /// The demo client id (``demo_id``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.client_id
+    /// 'demo_id'
+    #[getter]
+    fn client_id(&self) -> &'static str {
+        DEMO_CLIENT_ID
+    }
+
+    /// The demo client secret.
+    ///
+    /// Examples
+    /// --------
+    /// >>> client = monapi.Client(base_url=emulator.base_url, client_id=emulator.client_id,
+    /// ...     client_secret=emulator.client_secret, username=emulator.username,
+    /// ...     password=emulator.password)
+    #[getter]
+    fn client_secret(&self) -> &'static str {
+        DEMO_CLIENT_SECRET
+    }
+
+    /// The demo account's login (``test@example.com``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.username
+    /// 'test@example.com'
+    #[getter]
+    fn username(&self) -> &'static str {
+        DEMO_USERNAME
+    }
+
+    /// The demo account's password (plain text).
+    ///
+    /// Examples
+    /// --------
+    /// >>> client = emulator.client(password=emulator.password)
+    #[getter]
+    fn password(&self) -> &'static str {
+        DEMO_PASSWORD
+    }
+
+    /// Whether it is serving (not stopped).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.stop()
+    /// >>> emulator.running
+    /// False
+    #[getter]
+    fn running(&self) -> bool {
+        lock(&self.running).is_some()
+    }
+
+    /// A :class:`monapi.Client` for the demo account of this emulator.
+    ///
+    /// Parameters
+    /// ----------
+    /// **overrides
+    ///     Any :class:`monapi.Client` keyword, e.g. ``timeout=0.5`` or
+    ///     ``client_secret="wrong"``.
+    ///
+    /// Returns
+    /// -------
+    /// Client
+    ///
+    /// Examples
+    /// --------
+    /// >>> client = emulator.client(max_retries=0)
+    /// >>> len(client.service_tasks())
+    /// 50
+    #[pyo3(signature = (**overrides))]
+    fn client(&self, py: Python<'_>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let kwargs = self.client_kwargs(py, overrides)?;
+        Ok(py.get_type::<Client>().call((), Some(&kwargs))?.unbind())
+    }
+
+    /// A :class:`monapi.AsyncClient` for the demo account of this emulator.
+    ///
+    /// Parameters
+    /// ----------
+    /// **overrides
+    ///     Any :class:`monapi.AsyncClient` keyword.
+    ///
+    /// Returns
+    /// -------
+    /// AsyncClient
+    ///
+    /// Examples
+    /// --------
+    /// >>> async with emulator.async_client() as client:
+    /// ...     agents = await client.agents()
+    #[pyo3(signature = (**overrides))]
+    fn async_client(&self, py: Python<'_>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let kwargs = self.client_kwargs(py, overrides)?;
+        Ok(py.get_type::<AsyncClient>().call((), Some(&kwargs))?.unbind())
+    }
+
+    /// Set the lifetime of the access tokens issued from now on.
+    ///
+    /// Parameters
+    /// ----------
+    /// seconds : float
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_token_ttl(1.0)
+    fn set_token_ttl(&self, seconds: f64) -> PyResult<()> {
+        let ttl = duration("seconds", seconds)?;
+        self.with(|e| e.set_token_ttl(ttl))
+    }
+
+    /// Set the delay before every API answer, from the next request on.
+    ///
+    /// Parameters
+    /// ----------
+    /// seconds : float
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_latency(0.5)
+    fn set_latency(&self, seconds: f64) -> PyResult<()> {
+        let latency = duration("seconds", seconds)?;
+        self.with(|e| e.set_latency(latency))
+    }
+
+    /// Inject faults into the API answers (replacing earlier settings).
+    ///
+    /// Faults in ``next`` are served first, one per request in order; after that each
+    /// request gets a fault with the given share (0.0 to 1.0). Call with no argument to
+    /// turn faults off.
+    ///
+    /// Parameters
+    /// ----------
+    /// error_500, error_503, error_429 : float, default 0.0
+    ///     Shares of requests answered with that HTTP error (503 and 429 with
+    ///     ``Retry-After``).
+    /// retry_after_secs : int, default 0
+    ///     The ``Retry-After`` value sent with 429 and 503.
+    /// drop_connection : float, default 0.0
+    ///     Share of requests whose connection is closed without an answer.
+    /// truncated_body : float, default 0.0
+    ///     Share of answers cut in half.
+    /// malformed_body : float, default 0.0
+    ///     Share of answers that are an HTML error page instead of JSON.
+    /// next : list of str, optional
+    ///     Faults for the next requests: ``"error_500"``, ``"error_503"``,
+    ///     ``"error_429"``, ``"drop_connection"``, ``"truncated_body"``,
+    ///     ``"malformed_body"``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_faults(next=["error_503", "drop_connection"])
+    /// >>> emulator.set_faults()   # off
+    #[pyo3(signature = (*, error_500=0.0, error_503=0.0, error_429=0.0, retry_after_secs=0, drop_connection=0.0,
+        truncated_body=0.0, malformed_body=0.0, next=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_faults(
+        &self,
+        error_500: f64,
+        error_503: f64,
+        error_429: f64,
+        retry_after_secs: u64,
+        drop_connection: f64,
+        truncated_body: f64,
+        malformed_body: f64,
+        next: Option<Vec<String>>,
+    ) -> PyResult<()> {
+        let next = next
+            .unwrap_or_default()
+            .into_iter()
+            .map(|name| {
+                serde_json::from_value::<FaultKind>(serde_json::Value::String(name.clone())).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "unknown fault {name:?}: use error_500, error_503, error_429, drop_connection, \
+                         truncated_body or malformed_body"
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let faults = Faults {
+            error_500: share("error_500", error_500)?,
+            error_503: share("error_503", error_503)?,
+            error_429: share("error_429", error_429)?,
+            retry_after_secs,
+            drop_connection: share("drop_connection", drop_connection)?,
+            truncated_body: share("truncated_body", truncated_body)?,
+            malformed_body: share("malformed_body", malformed_body)?,
+            next,
+        };
+        self.with(|e| e.set_faults(faults))
+    }
+
+    /// Make every access token issued so far expire now (refresh tokens stay valid).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.expire_tokens()
+    fn expire_tokens(&self) -> PyResult<()> {
+        self.with(|e| e.expire_tokens())
+    }
+
+    /// Make every refresh token invalid: the next refresh gets ``invalid_grant``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.revoke_refresh_tokens()
+    fn revoke_refresh_tokens(&self) -> PyResult<()> {
+        self.with(|e| e.revoke_refresh_tokens())
+    }
+
+    /// Back to the state at start: counters zero, knobs as started, created tasks gone,
+    /// every token revoked.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.reset()
+    /// >>> emulator.counters()["total"]
+    /// 0
+    fn reset(&self) -> PyResult<()> {
+        self.with(|e| e.reset())
+    }
+
+    /// Requests served so far, by endpoint.
+    ///
+    /// Returns
+    /// -------
+    /// dict
+    ///     ``token``, ``token_password``, ``token_refresh``, ``create``,
+    ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
+    ///     ``distribution`` and ``total``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.counters()["token_refresh"]
+    /// 0
+    fn counters(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let counters = self.with(|e| e.counters())?;
+        let value = serde_json::to_value(counters).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(value_to_py(py, &value)?.unbind())
+    }
+
+    /// The server tasks created so far, as stored (the submitted fields plus ``task_id``).
+    ///
+    /// Returns
+    /// -------
+    /// list of dict
+    ///
+    /// Examples
+    /// --------
+    /// >>> [t["server_name"] for t in emulator.server_tasks()]
+    /// ['web-01']
+    fn server_tasks(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let tasks = self.with(|e| e.server_tasks())?;
+        Ok(value_to_py(py, &serde_json::Value::Array(tasks))?.unbind())
+    }
+
+    /// Stop serving and wait for the server thread (idempotent).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.stop()
+    fn stop(&self, py: Python<'_>) {
+        let running = lock(&self.running).take();
+        py.detach(move || drop(running));
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.stop(py);
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        let state = if self.running() { "running" } else { "stopped" };
+        format!("<monapi.testing.Emulator {} {state}>", self.base_url)
+    }
+}

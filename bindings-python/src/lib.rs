@@ -1,0 +1,34 @@
+//! The `monapi` Python package's native module, `monapi._native`: `Client`, `AsyncClient`
+//! and the bundled emulator (`monapi.testing.Emulator`), over the Rust crate `monapi`.
+//!
+//! The pure-Python side (`bindings-python/python/monapi/`) holds the exception classes,
+//! the `Token` dict type and the typed stubs.
+
+use pyo3::prelude::*;
+
+mod client;
+mod convert;
+mod emulator;
+mod errors;
+mod logging;
+mod runtime;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    logging::install();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PAGE_SIZE", monapi::PAGE_SIZE)?;
+    m.add("DEMO_CLIENT_ID", monapi_emulator::DEMO_CLIENT_ID)?;
+    m.add("DEMO_CLIENT_SECRET", monapi_emulator::DEMO_CLIENT_SECRET)?;
+    m.add("DEMO_USERNAME", monapi_emulator::DEMO_USERNAME)?;
+    m.add("DEMO_PASSWORD", monapi_emulator::DEMO_PASSWORD)?;
+    m.add_class::<client::Client>()?;
+    m.add_class::<client::AsyncClient>()?;
+    m.add_class::<client::ServiceTaskIterator>()?;
+    m.add_class::<client::ServiceTaskAsyncIterator>()?;
+    m.add_class::<runtime::Awaitable>()?;
+    m.add_class::<emulator::Emulator>()?;
+    m.add_function(wrap_pyfunction!(client::_restore, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::_loads, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,562 @@
+//! The tokio runtime (one per process, rebuilt after `fork()`), blocking calls that release
+//! the GIL, and the bridge that hands results of async calls back to asyncio.
+//!
+//! Async calls do not take the GIL on tokio's threads: a finished call is queued on its
+//! event loop's [`LoopBridge`] and the loop is woken through a socket pair it watches
+//! (`loop.add_reader`), so the Python objects are built on the loop's own thread, many
+//! results per wake-up. Loops without `add_reader` (e.g. the Windows proactor) are woken
+//! with `call_soon_threadsafe` instead.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures::FutureExt;
+use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use tokio::runtime::Runtime;
+use tokio::task::AbortHandle;
+
+use crate::errors::{panic_error, panic_message, to_pyerr};
+
+/// A tokio runtime and the process that built it.
+struct Slot {
+    pid: u32,
+    runtime: Runtime,
+}
+
+/// The runtime of this process. Slots are never freed: a child of `fork()` inherits its
+/// parent's slot without the threads that ran it, so it builds its own and leaks the copy
+/// (dropping it would wait for threads that do not exist in the child).
+static SLOT: AtomicPtr<Slot> = AtomicPtr::new(ptr::null_mut());
+
+/// The tokio runtime of the current process, built on first use and again in a forked child.
+pub fn runtime() -> &'static Runtime {
+    let pid = std::process::id();
+    loop {
+        let current = SLOT.load(Ordering::Acquire);
+        // SAFETY: slots are leaked, never freed, so a published pointer stays valid.
+        if let Some(slot) = unsafe { current.as_ref() } {
+            if slot.pid == pid {
+                return &slot.runtime;
+            }
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(worker_threads())
+            .thread_name("monapi-runtime")
+            .enable_all()
+            .build()
+            .expect("cannot start the tokio runtime (out of threads or file descriptors?)");
+        let fresh = Box::into_raw(Box::new(Slot { pid, runtime }));
+        match SLOT.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {
+                if !current.is_null() {
+                    tracing::debug!(target: "monapi", pid, "new process (fork): started a new runtime");
+                }
+                // SAFETY: just published, never freed.
+                return unsafe { &(*fresh).runtime };
+            }
+            Err(_) => {
+                // Another thread won the race; drop ours without waiting and use theirs.
+                // SAFETY: `fresh` was never published.
+                let lost = unsafe { Box::from_raw(fresh) };
+                lost.runtime.shutdown_background();
+            }
+        }
+    }
+}
+
+fn worker_threads() -> usize {
+    if let Some(n) = std::env::var("MONAPI_RUNTIME_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return n;
+    }
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(2, 4)
+}
+
+/// Locks a mutex, ignoring poisoning (our critical sections leave data consistent).
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a call failed with: the SDK's error, or a panic (a bug) caught before it could take
+/// the interpreter down.
+pub enum Failure {
+    Sdk(monapi::Error),
+    Panic(String),
+}
+
+impl Failure {
+    pub fn into_pyerr(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Sdk(error) => to_pyerr(py, error),
+            Failure::Panic(message) => panic_error(py, &message),
+        }
+    }
+}
+
+/// A boxed, sendable future of an SDK operation.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = Result<T, monapi::Error>> + Send + 'static>>;
+
+/// Turns the result of an operation into a Python object, under the GIL.
+pub type Converter<T> = Box<dyn FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static>;
+
+/// An operation ready to run: the future (no GIL needed) and what to make of its result.
+pub struct Job<T: Send + 'static> {
+    pub future: BoxFuture<T>,
+    pub convert: Converter<T>,
+}
+
+/// Runs `future` on the runtime while this thread waits without the GIL, checking for
+/// Ctrl-C (signals) every 100 ms. Panics become a `MonapiError`.
+pub fn block_on<T: Send + 'static>(py: Python<'_>, future: BoxFuture<T>) -> PyResult<T> {
+    enum Outcome<T> {
+        Done(Result<T, monapi::Error>),
+        Interrupted(PyErr),
+        Panicked(String),
+    }
+    let runtime = runtime();
+    let outcome = py.detach(move || {
+        let run = AssertUnwindSafe(|| {
+            runtime.block_on(async move {
+                let mut future = AssertUnwindSafe(future).catch_unwind();
+                loop {
+                    match tokio::time::timeout(Duration::from_millis(100), &mut future).await {
+                        Ok(Ok(result)) => return Outcome::Done(result),
+                        Ok(Err(panic)) => return Outcome::Panicked(panic_message(&*panic)),
+                        Err(_elapsed) => {
+                            if let Some(Err(error)) = Python::try_attach(|py| py.check_signals()) {
+                                return Outcome::Interrupted(error);
+                            }
+                        }
+                    }
+                }
+            })
+        });
+        std::panic::catch_unwind(run).unwrap_or_else(|panic| Outcome::Panicked(panic_message(&*panic)))
+    });
+    match outcome {
+        Outcome::Done(Ok(value)) => Ok(value),
+        Outcome::Done(Err(error)) => Err(to_pyerr(py, error)),
+        Outcome::Interrupted(error) => Err(error),
+        Outcome::Panicked(message) => Err(panic_error(py, &message)),
+    }
+}
+
+/// Runs a job to completion on this thread (GIL released while waiting) and converts.
+pub fn run_job<T: Send + 'static>(py: Python<'_>, job: Job<T>) -> PyResult<Py<PyAny>> {
+    let value = block_on(py, job.future)?;
+    convert_guarded(py, job.convert, value)
+}
+
+/// Calls a converter, turning a panic into a `MonapiError`.
+fn convert_guarded<T>(py: Python<'_>, convert: Converter<T>, value: T) -> PyResult<Py<PyAny>> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| convert(py, value)))
+        .unwrap_or_else(|panic| Err(panic_error(py, &panic_message(&*panic))))
+}
+
+// ---------------------------------------------------------------------------------------
+// asyncio side
+// ---------------------------------------------------------------------------------------
+
+/// A finished operation on its way back to the event loop: the asyncio future to resolve
+/// and a closure that builds the result (or the exception) under the GIL.
+struct Completion {
+    future: Py<PyAny>,
+    finish: Finish,
+}
+
+/// Builds the result of a finished operation (or its exception) under the GIL.
+type Finish = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+enum Wake {
+    /// The loop watches the reading end (`add_reader`); a byte wakes it.
+    #[cfg(unix)]
+    Socket(std::os::unix::net::UnixStream),
+    /// `loop.call_soon_threadsafe(drain)`, taking the GIL on the runtime's thread.
+    Threadsafe {
+        call_soon_threadsafe: Py<PyAny>,
+        drain: Py<PyAny>,
+    },
+}
+
+struct BridgeShared {
+    pid: u32,
+    queue: Mutex<Vec<Completion>>,
+    /// A wake-up is pending (the loop has not drained yet).
+    armed: AtomicBool,
+    wake: Mutex<Option<Wake>>,
+}
+
+impl BridgeShared {
+    fn push(&self, completion: Completion) {
+        lock(&self.queue).push(completion);
+        if !self.armed.swap(true, Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+
+    fn wake(&self) {
+        let wake = lock(&self.wake);
+        match &*wake {
+            #[cfg(unix)]
+            Some(Wake::Socket(socket)) => {
+                use std::io::Write;
+                // WouldBlock means bytes are already waiting: the loop will drain.
+                let _ = (&*socket).write(&[1]);
+            }
+            Some(Wake::Threadsafe {
+                call_soon_threadsafe,
+                drain,
+            }) => {
+                let _ = Python::try_attach(|py| {
+                    // Fails only when the loop is closed; nobody waits for the result then.
+                    let _ = call_soon_threadsafe.call1(py, (drain.clone_ref(py),));
+                });
+            }
+            None => {}
+        }
+    }
+}
+
+/// The reader callback registered with the event loop: resolves every queued future.
+#[pyclass(module = "monapi._native", frozen)]
+pub struct _Drain {
+    shared: Arc<BridgeShared>,
+    #[cfg(unix)]
+    reader: Option<std::os::unix::net::UnixStream>,
+}
+
+#[pymethods]
+impl _Drain {
+    fn __call__(&self, py: Python<'_>) {
+        // Order matters: consume the wake-up bytes first, then disarm, then take the queue.
+        // A completion queued after the disarm writes a new byte (the loop calls us again);
+        // one queued before the take is handled now. Disarming first could swallow the byte
+        // of a completion that re-armed in between, and the next one would never wake us.
+        #[cfg(unix)]
+        if let Some(reader) = &self.reader {
+            use std::io::Read;
+            let mut buf = [0u8; 256];
+            while let Ok(n) = (&*reader).read(&mut buf) {
+                if n < buf.len() {
+                    break;
+                }
+            }
+        }
+        self.shared.armed.store(false, Ordering::SeqCst);
+        let items = std::mem::take(&mut *lock(&self.shared.queue));
+        for Completion { future, finish } in items {
+            let future = future.bind(py);
+            if future
+                .call_method0(pyo3::intern!(py, "done"))
+                .and_then(|d| d.is_truthy())
+                .unwrap_or(true)
+            {
+                continue; // cancelled meanwhile
+            }
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| finish(py)))
+                .unwrap_or_else(|panic| Err(panic_error(py, &panic_message(&*panic))));
+            let _ = match result {
+                Ok(value) => future.call_method1(pyo3::intern!(py, "set_result"), (value,)),
+                Err(error) => {
+                    future.call_method1(pyo3::intern!(py, "set_exception"), (error.into_value(py),))
+                }
+            };
+        }
+    }
+}
+
+/// The bridge of one event loop.
+#[derive(Clone)]
+struct LoopBridge {
+    shared: Arc<BridgeShared>,
+}
+
+static BRIDGES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static ASYNCIO_GET_RUNNING_LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Holds a bridge in the per-loop registry (a `WeakKeyDictionary` keyed by the loop).
+#[pyclass(module = "monapi._native", frozen)]
+struct _BridgeRef {
+    bridge: LoopBridge,
+}
+
+fn running_loop(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let get = ASYNCIO_GET_RUNNING_LOOP.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import("asyncio")?.getattr("get_running_loop")?.unbind())
+    })?;
+    get.bind(py).call0().map_err(|_| {
+        PyRuntimeError::new_err(
+            "AsyncClient calls must be awaited inside a running event loop \
+             (in a script: asyncio.run(main()); Jupyter already runs one)",
+        )
+    })
+}
+
+fn bridge_for(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<LoopBridge> {
+    let registry = BRIDGES
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(
+                py.import("weakref")?
+                    .getattr("WeakKeyDictionary")?
+                    .call0()?
+                    .unbind(),
+            )
+        })?
+        .bind(py);
+    let pid = std::process::id();
+    if let Ok(found) = registry.call_method1("get", (event_loop,))?.cast::<_BridgeRef>() {
+        let bridge = found.get().bridge.clone();
+        if bridge.shared.pid == pid {
+            return Ok(bridge);
+        }
+    }
+    let shared = Arc::new(BridgeShared {
+        pid,
+        queue: Mutex::new(Vec::new()),
+        armed: AtomicBool::new(false),
+        wake: Mutex::new(None),
+    });
+    let wake = socket_wake(py, event_loop, &shared).or_else(|_| threadsafe_wake(py, event_loop, &shared))?;
+    *lock(&shared.wake) = Some(wake);
+    let bridge = LoopBridge { shared };
+    registry.set_item(
+        event_loop,
+        Bound::new(
+            py,
+            _BridgeRef {
+                bridge: bridge.clone(),
+            },
+        )?,
+    )?;
+    Ok(bridge)
+}
+
+#[cfg(unix)]
+fn socket_wake(py: Python<'_>, event_loop: &Bound<'_, PyAny>, shared: &Arc<BridgeShared>) -> PyResult<Wake> {
+    use std::os::fd::AsRawFd;
+    let (reader, writer) = std::os::unix::net::UnixStream::pair()?;
+    reader.set_nonblocking(true)?;
+    writer.set_nonblocking(true)?;
+    let fd = reader.as_raw_fd();
+    let drain = Bound::new(
+        py,
+        _Drain {
+            shared: shared.clone(),
+            reader: Some(reader),
+        },
+    )?;
+    // The loop keeps `drain` (and so the reading end) for as long as it exists.
+    event_loop.call_method1("add_reader", (fd, drain))?;
+    Ok(Wake::Socket(writer))
+}
+
+#[cfg(not(unix))]
+fn socket_wake(_py: Python<'_>, _loop: &Bound<'_, PyAny>, _shared: &Arc<BridgeShared>) -> PyResult<Wake> {
+    Err(PyRuntimeError::new_err("no add_reader"))
+}
+
+fn threadsafe_wake(
+    py: Python<'_>,
+    event_loop: &Bound<'_, PyAny>,
+    shared: &Arc<BridgeShared>,
+) -> PyResult<Wake> {
+    let drain = Bound::new(
+        py,
+        _Drain {
+            shared: shared.clone(),
+            #[cfg(unix)]
+            reader: None,
+        },
+    )?;
+    Ok(Wake::Threadsafe {
+        call_soon_threadsafe: event_loop.getattr("call_soon_threadsafe")?.unbind(),
+        drain: drain.into_any().unbind(),
+    })
+}
+
+/// Starts a job: spawns it on the runtime, resolving the given asyncio future through the
+/// given bridge.
+type Start = Box<dyn FnOnce(Py<PyAny>, LoopBridge) -> AbortHandle + Send>;
+
+/// Work an [`Awaitable`] resolves to.
+enum Pending {
+    /// Not started: starts on the first `send()`, inside the running loop.
+    Start(Start),
+    /// Already known (an item buffered by an iterator, or an error).
+    Ready(PyResult<Py<PyAny>>),
+    /// Running on the runtime; `future` is the asyncio future the loop waits on.
+    Running {
+        future: Py<PyAny>,
+        abort: AbortHandle,
+    },
+    Finished,
+}
+
+/// What `AsyncClient` methods return: a coroutine object (`await` it, or hand it to
+/// `asyncio.create_task`, `gather` or `run`). The request starts when it is first awaited.
+#[pyclass(module = "monapi._native", frozen)]
+pub struct Awaitable {
+    name: &'static str,
+    state: Mutex<Pending>,
+}
+
+impl Drop for Awaitable {
+    fn drop(&mut self) {
+        if let Pending::Running { abort, .. } = &*lock(&self.state) {
+            abort.abort();
+        }
+    }
+}
+
+impl Awaitable {
+    /// An awaitable running `job` on the runtime and converting its result on the loop.
+    pub fn new<T: Send + 'static>(name: &'static str, job: Job<T>) -> Awaitable {
+        Awaitable {
+            name,
+            state: Mutex::new(Pending::Start(Box::new(move |future, bridge| {
+                spawn_job(bridge, future, job)
+            }))),
+        }
+    }
+
+    /// An awaitable whose result is already known.
+    pub fn ready(name: &'static str, value: PyResult<Py<PyAny>>) -> Awaitable {
+        Awaitable {
+            name,
+            state: Mutex::new(Pending::Ready(value)),
+        }
+    }
+
+    fn step(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut state = lock(&self.state);
+        match std::mem::replace(&mut *state, Pending::Finished) {
+            Pending::Start(start) => {
+                drop(state);
+                let event_loop = running_loop(py)?;
+                let bridge = bridge_for(py, &event_loop)?;
+                let future = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
+                let abort = start(future.clone().unbind(), bridge);
+                future.setattr(pyo3::intern!(py, "_asyncio_future_blocking"), true)?;
+                *lock(&self.state) = Pending::Running {
+                    future: future.clone().unbind(),
+                    abort,
+                };
+                Ok(future.unbind())
+            }
+            Pending::Ready(Ok(value)) => Err(PyStopIteration::new_err((value,))),
+            Pending::Ready(Err(error)) => Err(error),
+            Pending::Running { future, abort } => {
+                let bound = future.bind(py);
+                if bound.call_method0(pyo3::intern!(py, "done"))?.is_truthy()? {
+                    drop(state);
+                    let value = bound.call_method0(pyo3::intern!(py, "result"))?;
+                    Err(PyStopIteration::new_err((value.unbind(),)))
+                } else {
+                    // Woken early: wait on the same future again.
+                    bound.setattr(pyo3::intern!(py, "_asyncio_future_blocking"), true)?;
+                    *state = Pending::Running {
+                        future: future.clone_ref(py),
+                        abort,
+                    };
+                    Ok(future)
+                }
+            }
+            Pending::Finished => Err(PyRuntimeError::new_err(format!(
+                "cannot reuse an already awaited {}() call",
+                self.name
+            ))),
+        }
+    }
+
+    fn stop(&self, py: Python<'_>) {
+        let previous = std::mem::replace(&mut *lock(&self.state), Pending::Finished);
+        if let Pending::Running { future, abort } = previous {
+            abort.abort();
+            let _ = future.bind(py).call_method0("cancel");
+        }
+    }
+}
+
+fn spawn_job<T: Send + 'static>(bridge: LoopBridge, future: Py<PyAny>, job: Job<T>) -> AbortHandle {
+    let Job {
+        future: work,
+        convert,
+    } = job;
+    let handle = runtime().spawn(async move {
+        let outcome = match AssertUnwindSafe(work).catch_unwind().await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(Failure::Sdk(error)),
+            Err(panic) => Err(Failure::Panic(panic_message(&*panic))),
+        };
+        bridge.shared.push(Completion {
+            future,
+            finish: Box::new(move |py| match outcome {
+                Ok(value) => convert_guarded(py, convert, value),
+                Err(failure) => Err(failure.into_pyerr(py)),
+            }),
+        });
+    });
+    handle.abort_handle()
+}
+
+#[pymethods]
+impl Awaitable {
+    fn __await__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.step(py)
+    }
+
+    /// Part of the coroutine protocol (asyncio sends `None`).
+    fn send(&self, py: Python<'_>, _value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.step(py)
+    }
+
+    /// Part of the coroutine protocol: cancels the request and raises the exception.
+    #[pyo3(signature = (typ, val=None, tb=None))]
+    fn throw(
+        &self,
+        py: Python<'_>,
+        typ: &Bound<'_, PyAny>,
+        val: Option<&Bound<'_, PyAny>>,
+        tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.stop(py);
+        let exception = match val {
+            Some(val) if !val.is_none() && val.is_instance_of::<pyo3::exceptions::PyBaseException>() => {
+                val.clone()
+            }
+            _ if typ.is_instance_of::<pyo3::exceptions::PyBaseException>() => typ.clone(),
+            Some(val) if !val.is_none() => typ.call1((val,))?,
+            _ => typ.call0()?,
+        };
+        if let Some(tb) = tb.filter(|tb| !tb.is_none()) {
+            exception.call_method1("with_traceback", (tb,))?;
+        }
+        Err(PyErr::from_value(exception))
+    }
+
+    /// Part of the coroutine protocol: cancels the request.
+    fn close(&self, py: Python<'_>) {
+        self.stop(py);
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<monapi awaitable {}()>", self.name)
+    }
+}

@@ -1,0 +1,74 @@
+"""monapi.testing.Emulator: start options, knobs, counters, stop."""
+
+from __future__ import annotations
+
+import pytest
+
+import monapi
+from monapi.testing import DEMO_CLIENT_ID, DEMO_PASSWORD, DEMO_USERNAME, Emulator
+
+
+def test_properties_and_demo_account(emulator: Emulator) -> None:
+    assert emulator.base_url.startswith("http://127.0.0.1:")
+    assert (emulator.client_id, emulator.username, emulator.password) == (
+        DEMO_CLIENT_ID,
+        DEMO_USERNAME,
+        DEMO_PASSWORD,
+    )
+    assert emulator.client_secret
+    assert emulator.running
+    assert "running" in repr(emulator)
+
+
+def test_start_options() -> None:
+    with Emulator(seed=7, service_tasks=60, token_ttl=5.0) as emulator:
+        client = emulator.client()
+        assert client.login()["expires_in"] == 5
+        assert len(list(client.iter_service_tasks())) == 60
+        with Emulator(seed=8) as other:
+            other_seed = other.client().service_tasks()
+        names = [t["task_name"] for t in client.service_tasks()]
+        assert names != [t["task_name"] for t in other_seed]
+
+
+def test_knobs_counters_reset_and_stop(emulator: Emulator) -> None:
+    client = emulator.client(max_retries=0)
+    emulator.set_token_ttl(120.0)
+    assert client.login()["expires_in"] == 120
+    emulator.set_faults(next=["error_500"])
+    with pytest.raises(monapi.ApiError) as caught:
+        client.agents()
+    assert caught.value.status_code == 500
+    emulator.set_faults(error_429=1.0, retry_after_secs=0)
+    with pytest.raises(monapi.ApiError) as caught:
+        client.agents()
+    assert caught.value.status_code == 429
+    emulator.set_faults()
+    assert client.agents()
+    counters = emulator.counters()
+    assert counters == {**counters, "token": 1, "agents": 3, "total": 4}
+    emulator.reset()
+    assert emulator.counters()["total"] == 0
+    emulator.stop()
+    assert not emulator.running
+    emulator.stop()  # idempotent
+    with pytest.raises(RuntimeError):
+        emulator.counters()
+    with pytest.raises(monapi.ConnectionError):
+        emulator.client(max_retries=0).agents()
+
+
+def test_bad_knob_values(emulator: Emulator) -> None:
+    with pytest.raises(ValueError):
+        emulator.set_faults(error_500=2.0)
+    with pytest.raises(ValueError):
+        emulator.set_faults(next=["explode"])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        emulator.set_faults(unknown=1.0)  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        emulator.set_latency(-1.0)
+
+
+async def test_async_client_of_the_emulator(emulator: Emulator) -> None:
+    async with emulator.async_client() as client:
+        assert len(await client.service_tasks()) == 50

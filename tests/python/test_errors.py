@@ -1,0 +1,241 @@
+"""Each error class with its fields, raised for real by the emulator, and pickled."""
+
+from __future__ import annotations
+
+import builtins
+import pickle
+import socket
+from typing import Any
+
+import pytest
+
+import monapi
+from monapi.testing import Emulator
+
+from helpers import linux_task
+
+
+def roundtrip(error: monapi.MonapiError) -> monapi.MonapiError:
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert str(copy) == str(error)
+    assert copy.__dict__ == error.__dict__
+    return copy
+
+
+def test_invalid_client(emulator: Emulator) -> None:
+    with pytest.raises(monapi.InvalidClientError) as caught:
+        emulator.client(client_secret="wrong-secret").login()
+    error = caught.value
+    assert isinstance(error, monapi.AuthError) and isinstance(error, monapi.MonapiError)
+    assert error.error == "invalid_client"
+    assert error.description
+    assert isinstance(error.status_code, int)
+    roundtrip(error)
+
+
+def test_invalid_grant(emulator: Emulator) -> None:
+    with pytest.raises(monapi.InvalidGrantError) as caught:
+        emulator.client(password="wrong-password").agents()
+    assert caught.value.error == "invalid_grant"
+    assert isinstance(roundtrip(caught.value), monapi.AuthError)
+    # login failures are not retried
+    assert emulator.counters()["token"] == 1
+
+
+def test_api_error_for_an_unknown_task(client: monapi.Client) -> None:
+    with pytest.raises(monapi.ApiError) as caught:
+        client.service_report(424242)
+    error = caught.value
+    assert (error.status_code, error.code) == (404, 404)
+    assert "424242" in error.message
+    assert error.error is None
+    assert error.endpoint == "GET /v2/service/report/{task_id}.json"
+    copy = roundtrip(error)
+    assert isinstance(copy, monapi.ApiError) and copy.code == 404
+
+
+def test_partial_create(client: monapi.Client, emulator: Emulator) -> None:
+    batch = [
+        linux_task("a"),
+        linux_task("uses-a-missing-plugin", use_agent=1, plugin_task_uselist_id=["999999"]),
+        linux_task("c"),
+    ]
+    with pytest.raises(monapi.PartialCreateError) as caught:
+        client.create_server_tasks(batch)
+    error = caught.value
+    assert error.err_key == "1"
+    assert error.failed_index == 1
+    assert error.failed_indices == [1]
+    assert "999999" in error.err_content
+    assert (error.submitted, error.created) == (3, 2)
+    assert "the other 2 of 3 tasks were created" in str(error)
+    assert [t["server_name"] for t in emulator.server_tasks()] == ["a", "c"]
+    copy = roundtrip(error)
+    assert isinstance(copy, monapi.PartialCreateError)
+    assert (copy.failed_index, copy.failed_indices, copy.created) == (1, [1], 2)
+
+
+@pytest.mark.parametrize(
+    ("changes", "index_field"),
+    [
+        ({"frequency": 0}, (1, "frequency")),
+        ({"private_ip": "not-an-ip"}, (1, "private_ip")),
+        ({"task_type": ["cpu_windows"]}, (1, "task_type")),
+        ({"server_systype": "7"}, (1, "server_systype")),
+        ({"alert_setting": {"scope": "2"}}, (1, "alert_setting.organization")),
+        ({"task_type": {"a", "b"}}, (1, "task_type")),
+    ],
+)
+def test_validation_names_index_and_field(
+    client: monapi.Client, emulator: Emulator, changes: dict[str, Any], index_field: tuple[int, str]
+) -> None:
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.create_server_tasks([linux_task("ok"), linux_task("bad", **changes)])
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert (error.index, error.field) == index_field
+    assert error.rule
+    assert emulator.counters()["total"] == 0  # nothing sent, not even a login
+    roundtrip(error)
+
+
+def test_validation_of_arguments(client: monapi.Client) -> None:
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.service_report(10001, start_date="2026-13-01")
+    assert (caught.value.index, caught.value.field) == (None, "start_date")
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.service_report(10001, start_date="2026-11-05", end_date="2026-11-01")
+    assert caught.value.field == "start_date"
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.service_tasks(0)
+    assert caught.value.field == "page"
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.site_report(20001, monitor=-1)
+    assert caught.value.field == "monitor"
+    with pytest.raises(monapi.ValidationError) as caught:
+        client.service_report("ten")
+    assert caught.value.field == "task_id"
+    with pytest.raises(monapi.ValidationError):
+        client.create_server_tasks([])
+    with pytest.raises(TypeError):
+        client.create_server_tasks("not a list")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        client.service_report(10001, start_date=20261101)  # type: ignore[arg-type]
+
+
+def test_validation_of_the_configuration(emulator: Emulator) -> None:
+    with pytest.raises(monapi.ValidationError) as caught:
+        monapi.Client(
+            base_url="ftp://x", client_id="a", client_secret="b", username="u", password="p"
+        )
+    assert caught.value.field == "base_url"
+    with pytest.raises(monapi.ValidationError) as caught:
+        emulator.client(password=None, password_md5="xyz")
+    assert caught.value.field == "password_md5"
+    with pytest.raises(monapi.ValidationError) as caught:
+        emulator.client(timeout=-1.0)
+    assert caught.value.field == "timeout"
+    with pytest.raises(TypeError):
+        emulator.client(on_token="not callable")
+
+
+def test_timeout(emulator: Emulator) -> None:
+    client = emulator.client(timeout=0.3, max_retries=0)
+    client.login()
+    emulator.set_latency(2.0)
+    with pytest.raises(monapi.TimeoutError) as caught:
+        client.agents()
+    error = caught.value
+    assert isinstance(error, builtins.TimeoutError)
+    assert error.endpoint == "GET /v2/agent/lists.json"
+    assert error.timeout == pytest.approx(0.3)
+    roundtrip(error)
+
+
+def test_connection_refused() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    client = monapi.Client(
+        base_url=f"http://127.0.0.1:{port}",
+        client_id="demo_id",
+        client_secret="demo_secret",
+        username="test@example.com",
+        password="123456",
+        max_retries=0,
+    )
+    with pytest.raises(monapi.ConnectionError) as caught:
+        client.agents()
+    assert isinstance(caught.value, builtins.ConnectionError)
+    assert caught.value.endpoint == "POST /v2/oauth/token.json"
+    roundtrip(caught.value)
+
+
+def test_decode_error_from_a_malformed_body(client: monapi.Client, emulator: Emulator) -> None:
+    client.login()
+    emulator.set_faults(next=["malformed_body"])
+    with pytest.raises(monapi.DecodeError) as caught:
+        client.agents()
+    error = caught.value
+    assert error.endpoint == "GET /v2/agent/lists.json"
+    assert "Fatal error" in error.snippet
+    assert emulator.counters()["agents"] == 1  # the service answered: not retried
+    roundtrip(error)
+
+
+def test_a_truncated_body_is_retried(client: monapi.Client, emulator: Emulator) -> None:
+    client.login()
+    emulator.set_faults(next=["truncated_body", "drop_connection"])
+    assert client.agents()
+    assert emulator.counters()["agents"] == 3
+
+
+def test_server_errors_are_retried_then_raised(emulator: Emulator) -> None:
+    client = emulator.client(max_retries=1)
+    client.login()
+    emulator.set_faults(next=["error_503", "error_503"], retry_after_secs=0)
+    with pytest.raises(monapi.ApiError) as caught:
+        client.agents()
+    assert (caught.value.status_code, caught.value.retry_after) == (503, 0.0)
+    assert emulator.counters()["agents"] == 2
+
+
+async def test_async_errors_are_the_same_classes(emulator: Emulator) -> None:
+    client = emulator.async_client(max_retries=0)
+    with pytest.raises(monapi.ApiError) as api:
+        await client.service_report(424242)
+    assert api.value.code == 404
+    with pytest.raises(monapi.PartialCreateError) as partial:
+        await client.create_server_tasks(
+            [linux_task("a"), linux_task("b", use_agent=1, plugin_task_uselist_id=["999999"])]
+        )
+    assert partial.value.failed_indices == [1]
+    with pytest.raises(monapi.ValidationError):
+        client.service_tasks(-1)  # argument errors are raised at the call
+    bad = emulator.async_client(client_secret="nope")
+    with pytest.raises(monapi.InvalidClientError):
+        await bad.login()
+
+
+def test_every_class_pickles_with_its_fields() -> None:
+    errors: list[monapi.MonapiError] = [
+        monapi.MonapiError("x"),
+        monapi.AuthError("a", error="e", description="d", status_code=400),
+        monapi.InvalidClientError("a", error="invalid_client"),
+        monapi.InvalidGrantError("a", error="invalid_grant"),
+        monapi.ApiError("b", status_code=500, code=500, message="m", endpoint="GET /x"),
+        monapi.PartialCreateError(
+            "c", err_key="0,2", failed_indices=[0, 2], err_content="no", submitted=3, created=1
+        ),
+        monapi.ValidationError("d", index=2, field="frequency", rule="r"),
+        monapi.TimeoutError("e", endpoint="GET /x", timeout=1.5),
+        monapi.ConnectionError("f", endpoint="GET /x"),
+        monapi.DecodeError("g", endpoint="GET /x", snippet="<html>"),
+    ]
+    for error in errors:
+        roundtrip(error)
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(error, protocol)).__dict__ == error.__dict__
+    partial = errors[5]
+    assert isinstance(partial, monapi.PartialCreateError) and partial.failed_index == 0

@@ -1,0 +1,90 @@
+"""No secret (client secret, password, its MD5, access and refresh tokens) in any repr,
+str or DEBUG log record; requests, retries and refreshes are logged at DEBUG."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+
+import pytest
+
+import monapi
+from monapi.testing import Emulator
+
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, linux_task
+
+
+def assert_clean(text: str, tokens: list[str]) -> None:
+    for secret in [DEMO_SECRET, DEMO_PASSWORD, DEMO_PASSWORD_MD5, *tokens]:
+        assert secret not in text, f"secret leaked into: {text}"
+
+
+def test_no_secret_in_reprs_errors_or_debug_logs(
+    emulator: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    texts: list[str] = []
+    tokens: list[str] = []
+
+    def remember(token: monapi.Token) -> None:
+        tokens.extend([token["access_token"], token["refresh_token"]])
+
+    client = emulator.client(on_token=remember, max_retries=2)
+    aclient = emulator.async_client(password=None, password_md5=DEMO_PASSWORD_MD5)
+    with caplog.at_level(logging.DEBUG, logger="monapi"):
+        texts += [repr(client), str(client), repr(aclient), repr(emulator)]
+        token = client.login()
+        texts += [repr(token), str(token), repr(client), repr(client.token)]
+        client.agents()
+        emulator.expire_tokens()
+        client.service_tasks()  # rejected, refreshed, repeated
+        client.refresh()
+        emulator.set_faults(next=["error_503", "drop_connection"], retry_after_secs=0)
+        client.agents()  # retried twice
+        errors: list[monapi.MonapiError] = []
+        for call in (
+            lambda: emulator.client(client_secret="wrong-secret").login(),
+            lambda: emulator.client(password="wrong-password").login(),
+            lambda: client.service_report(424242),
+            lambda: client.create_server_tasks(
+                [linux_task("a", snmp_v="1", snmp_user="u", snmp_pass="s3cret-phrase", frequency=0)]
+            ),
+            lambda: client.create_server_tasks(
+                [linux_task("a"), linux_task("b", use_agent=1, plugin_task_uselist_id=["999999"])]
+            ),
+        ):
+            with pytest.raises(monapi.MonapiError) as caught:
+                call()
+            errors.append(caught.value)
+        emulator.set_faults(next=["malformed_body"])
+        with pytest.raises(monapi.DecodeError) as decode:
+            client.agents()
+        errors.append(decode.value)
+        emulator.set_latency(1.0)
+        with pytest.raises(monapi.TimeoutError) as timeout:
+            emulator.client(token=client.token, timeout=0.2, max_retries=0).agents()
+        errors.append(timeout.value)
+        emulator.set_latency(0.0)
+        for error in errors:
+            texts += [str(error), repr(error), repr(error.__dict__), repr(error.args)]
+            texts.append(repr(pickle.loads(pickle.dumps(error)).__dict__))
+    records = [r for r in caplog.records if r.name.startswith("monapi")]
+    debug = [r.getMessage() for r in records if r.levelno == logging.DEBUG]
+    assert tokens and len(errors) == 7
+    # Requests, retries and refreshes are logged...
+    assert any(m.startswith("response") for m in debug), debug
+    assert any(m.startswith("retrying") for m in debug), debug
+    assert any("refresh grant" in m for m in debug), debug
+    # ...and nothing anywhere holds a secret.
+    for text in texts + debug + [r.getMessage() for r in records]:
+        assert_clean(text, [*tokens, "s3cret-phrase"])
+
+
+def test_debug_logging_is_silent_when_disabled(
+    client: monapi.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="monapi"):
+        client.agents()
+    assert not [r for r in caplog.records if r.name == "monapi"]
+    with caplog.at_level(logging.DEBUG, logger="monapi"):
+        client.agents()
+    assert [r for r in caplog.records if r.name == "monapi"]
