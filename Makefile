@@ -23,7 +23,8 @@ demo: build
 build: rust-build python-build node-build
 
 rust-build:
-	$(CARGO) build --release -p monapi-cli -p monapi --example quickstart
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(CARGO) build --release -p monapi --example quickstart
 
 ## test: lint, then every test suite (Rust, Python, Node)
 test: lint rust-test python-test node-test
