@@ -6,12 +6,12 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use monapi::{ClientBuilder, RawResponse, Request, Secret, Token, PAGE_SIZE};
+use monapi::{ClientBuilder, Request, Secret, Token, PAGE_SIZE};
 use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
 
-use crate::convert::{date_range, json_to_py, monitor, server_tasks, task_id, token_from_py, token_to_py};
+use crate::convert::{date_range, monitor, server_tasks, task_id, token_from_py, token_to_py, Parsed};
 use crate::errors::{new_error, to_pyerr, validation};
 use crate::logging;
 use crate::runtime::{lock, run_job, Awaitable, Job};
@@ -267,11 +267,23 @@ impl Shared {
         matches!(&*lock(&self.slot), Slot::Closed { .. })
     }
 
-    fn raw(&self, py: Python<'_>, request: Request) -> PyResult<Job<RawResponse>> {
+    /// Sends `request` for the event loop: the body is parsed on the runtime, without the
+    /// GIL, and the loop only builds the Python objects.
+    fn raw(&self, py: Python<'_>, request: Request) -> PyResult<Job<Parsed>> {
         let client = self.client(py)?;
         Ok(Job {
-            future: Box::pin(async move { client.execute(&request).await }),
-            convert: Box::new(raw_to_py),
+            future: Box::pin(async move { Ok(Parsed::whole(client.execute(&request).await?).await) }),
+            convert: Box::new(|py, parsed| parsed.into_py(py)),
+        })
+    }
+
+    /// Sends `request` for a caller that waits: the body is parsed without the GIL, a large
+    /// one while the caller already builds the objects of its first parts.
+    fn raw_blocking(&self, py: Python<'_>, request: Request) -> PyResult<Job<Parsed>> {
+        let client = self.client(py)?;
+        Ok(Job {
+            future: Box::pin(async move { client.execute(&request).await.map(Parsed::streamed) }),
+            convert: Box::new(|py, parsed| parsed.into_py(py)),
         })
     }
 
@@ -339,12 +351,6 @@ impl Shared {
     fn base_url(&self) -> Option<String> {
         self.settings.base_url.clone()
     }
-}
-
-fn raw_to_py(py: Python<'_>, raw: RawResponse) -> PyResult<Py<PyAny>> {
-    json_to_py(py, raw.body())
-        .map(Bound::unbind)
-        .map_err(|e| to_pyerr(py, raw.decode_error(e)))
 }
 
 fn service_tasks_request(py: Python<'_>, page: i64) -> PyResult<Request> {
@@ -639,7 +645,7 @@ impl Client {
     /// [{'task_id': 30001}]
     fn create_server_tasks(&self, py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let request = create_request(py, tasks)?;
-        run_job(py, self.shared.raw(py, request)?)
+        run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
     /// One page of the service task list (50 tasks a page).
@@ -663,7 +669,7 @@ impl Client {
     #[pyo3(signature = (page=1))]
     fn service_tasks(&self, py: Python<'_>, page: i64) -> PyResult<Py<PyAny>> {
         let request = service_tasks_request(py, page)?;
-        run_job(py, self.shared.raw(py, request)?)
+        run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
     /// Every service task, page after page, fetched as the iteration reaches them.
@@ -697,7 +703,7 @@ impl Client {
     /// >>> for agent_id, agent in client.agents().items():
     /// ...     print(agent_id, agent["name"], len(agent["plugin"]))
     fn agents(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        run_job(py, self.shared.raw(py, Request::Agents)?)
+        run_job(py, self.shared.raw_blocking(py, Request::Agents)?)
     }
 
     /// The monitoring data of a service task.
@@ -731,7 +737,7 @@ impl Client {
         end_date: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let request = service_report_request(py, task_id, start_date, end_date)?;
-        run_job(py, self.shared.raw(py, request)?)
+        run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
     /// Availability, faults and response times of a site task.
@@ -767,7 +773,7 @@ impl Client {
         monitor: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let request = site_report_request(py, task_id, start_date, end_date, monitor)?;
-        run_job(py, self.shared.raw(py, request)?)
+        run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
     /// The response-time distribution of a site task.
@@ -799,7 +805,7 @@ impl Client {
         end_date: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let request = distribution_request(py, task_id, start_date, end_date)?;
-        run_job(py, self.shared.raw(py, request)?)
+        run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
     /// Close the client: its connections are released and later calls raise.
@@ -1292,7 +1298,7 @@ impl ServiceTaskIterator {
             let _busy = NotBusy(self.state.clone());
             let body = self
                 .shared
-                .raw(py, Request::ServiceTasks { page })
+                .raw_blocking(py, Request::ServiceTasks { page })
                 .and_then(|job| run_job(py, job))?;
             lock(&self.state).take_page(py, page, body.bind(py))?;
         }
@@ -1340,8 +1346,8 @@ impl ServiceTaskAsyncIterator {
                     drop(busy);
                     result
                 }),
-                convert: Box::new(move |py, raw| {
-                    let body = raw_to_py(py, raw)?;
+                convert: Box::new(move |py, parsed| {
+                    let body = parsed.into_py(py)?;
                     let mut pages = lock(&state);
                     pages.take_page(py, page, body.bind(py))?;
                     match pages.buffer.pop_front() {

@@ -1,114 +1,193 @@
-//! Conversions: response bodies straight to Python objects (a serde `DeserializeSeed` that
-//! builds dicts, lists, strings and numbers while parsing), Python values to JSON for
+//! Conversions: parsed response bodies (tapes) to Python objects, Python values to JSON for
 //! requests, tokens, dates.
 
 use std::cell::RefCell;
-use std::fmt;
+use std::sync::mpsc::Receiver;
 
-use pyo3::exceptions::PyTypeError;
+use bytes::Bytes;
+use monapi::RawResponse;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PySequence, PyString, PyTuple};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use crate::errors::validation;
+use crate::errors::{to_pyerr, validation};
+use crate::tape::{parse_chunked, Node, Tape, CHUNK_NODES};
 
 // ---------------------------------------------------------------------------------------
 // JSON bytes -> Python
 // ---------------------------------------------------------------------------------------
 
-/// Keys up to this length that look like names (not ids or timestamps) are interned and
-/// cached.
+/// Keys up to this length are cached (and interned when they look like names, not like ids
+/// or timestamps).
 const MAX_CACHED_KEY: usize = 48;
-const KEY_SLOTS: usize = 1024;
-/// String values up to this length are cached (not interned): reports repeat the same
-/// short values (`"00:05"`, `"100.00"`, `"启用"`) thousands of times. Longer values are
-/// mostly distinct (measurements, timestamps), where a cache only adds misses.
-const MAX_CACHED_VALUE: usize = 6;
-const VALUE_SLOTS: usize = 4096;
+const KEY_SETS: usize = 1024;
+/// Strings up to 7 bytes are cached by their bytes packed into one word with their length:
+/// reports repeat the same short values (`"00:05"`, `"100.00"`, `"启用"`) and field names
+/// (`"time"`, `"uprate"`) thousands of times. Longer values are mostly distinct
+/// (measurements, timestamps), where a cache only adds misses.
+const MAX_SHORT: usize = 7;
+const SHORT_SET_BITS: u32 = 12;
 
-/// A direct-mapped cache of Python strings: the same few field names (and many short
-/// values) repeat in every record of a report, so most cost a hash and a comparison instead
-/// of a new object. Identical `str` objects are shared; equal values, as sent.
-struct StrCache<const N: usize> {
-    slots: Vec<Slot<N>>,
-    intern: bool,
+/// A new Python `str` from UTF-8 bytes (the tape's strings are checked UTF-8), interned if
+/// asked.
+fn new_string<'py>(py: Python<'py>, text: &[u8], intern: bool) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: the GIL is held; the pointer and length describe `text`.
+    unsafe {
+        let mut ptr = ffi::PyUnicode_FromStringAndSize(text.as_ptr().cast(), text.len() as ffi::Py_ssize_t);
+        if intern && !ptr.is_null() {
+            ffi::PyUnicode_InternInPlace(&mut ptr);
+        }
+        Bound::from_owned_ptr_or_err(py, ptr)
+    }
 }
 
-/// A cached string: its UTF-8 bytes inline (no allocation per entry) and the object.
-struct Slot<const N: usize> {
-    len: usize,
-    bytes: [u8; N],
-    string: Option<Py<PyString>>,
+/// Whether a key is a name worth interning: not an id or a timestamp (`"1795219200"`), of
+/// which there are too many to keep for the life of the process.
+fn is_name(text: &[u8]) -> bool {
+    !text.first().is_some_and(u8::is_ascii_digit)
 }
 
-impl<const N: usize> StrCache<N> {
-    fn new(slots: usize, intern: bool) -> StrCache<N> {
-        StrCache {
-            slots: (0..slots)
-                .map(|_| Slot {
-                    len: 0,
-                    bytes: [0; N],
-                    string: None,
-                })
+/// A two-way set-associative cache of strings of up to [`MAX_SHORT`] bytes, keyed by the
+/// bytes packed into one word with their length. Entries count their hits (up to
+/// [`MAX_HITS`]); a miss only evicts an entry whose count has run down to zero, and counts it
+/// down otherwise. Reports interleave values that recur on every record or every day (`"00:05"`,
+/// `"100.00"`) with measurements that rarely recur: the former stay, the latter pass through.
+struct ShortCache {
+    slots: Box<[ShortEntry]>,
+}
+
+#[derive(Default)]
+struct ShortEntry {
+    packed: u64,
+    hits: u32,
+    string: Option<Py<PyAny>>,
+}
+
+impl ShortEntry {
+    fn holds(&self, packed: u64) -> bool {
+        self.packed == packed && self.string.is_some()
+    }
+
+    fn hit(&mut self) -> *mut ffi::PyObject {
+        self.hits = (self.hits + 1).min(MAX_HITS);
+        self.string.as_ref().map_or(std::ptr::null_mut(), Py::as_ptr)
+    }
+}
+
+const MAX_HITS: u32 = 8;
+
+/// Up to 7 bytes and their length in one word, without a call to `memcpy`: two overlapping
+/// 4-byte reads, or three 1-byte reads.
+#[inline]
+fn pack(text: &[u8]) -> u64 {
+    let n = text.len();
+    debug_assert!(n <= MAX_SHORT);
+    let bytes = if n >= 4 {
+        let low = u32::from_le_bytes([text[0], text[1], text[2], text[3]]);
+        let high = u32::from_le_bytes([text[n - 4], text[n - 3], text[n - 2], text[n - 1]]);
+        u64::from(low) | (u64::from(high) << ((n - 4) * 8))
+    } else if n > 0 {
+        u64::from(text[0])
+            | (u64::from(text[n / 2]) << (n / 2 * 8))
+            | (u64::from(text[n - 1]) << ((n - 1) * 8))
+    } else {
+        0
+    };
+    bytes | ((n as u64) << 56)
+}
+
+impl ShortCache {
+    fn new() -> ShortCache {
+        ShortCache {
+            slots: (0..2usize << SHORT_SET_BITS)
+                .map(|_| ShortEntry::default())
                 .collect(),
-            intern,
         }
     }
 
-    /// `text` must be at most `N` bytes long.
-    fn get<'py>(&mut self, py: Python<'py>, text: &str) -> Bound<'py, PyString> {
-        let bytes = text.as_bytes();
-        let len = self.slots.len();
-        let slot = &mut self.slots[hash(bytes) as usize % len];
-        if let Some(string) = &slot.string {
-            if slot.len == bytes.len() && &slot.bytes[..bytes.len()] == bytes {
-                return string.bind(py).clone();
-            }
+    /// The string for `text` (at most [`MAX_SHORT`] bytes): borrowed from the cache (valid
+    /// until the next call on this cache), or a new one when it is not worth caching.
+    #[inline]
+    fn get<'py>(&mut self, py: Python<'py>, text: &[u8], intern: bool) -> PyResult<Element<'py>> {
+        let packed = pack(text);
+        let set = (packed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SHORT_SET_BITS)) as usize;
+        let ways = &mut self.slots[2 * set..2 * set + 2];
+        if ways[0].holds(packed) {
+            return Ok(Element::Borrowed(ways[0].hit()));
         }
-        let string = if self.intern {
-            PyString::intern(py, text)
-        } else {
-            PyString::new(py, text)
+        if ways[1].holds(packed) {
+            let ptr = ways[1].hit();
+            if ways[1].hits > ways[0].hits {
+                ways.swap(0, 1);
+            }
+            return Ok(Element::Borrowed(ptr));
+        }
+        let string = new_string(py, text, intern)?;
+        if ways[1].hits > 0 {
+            ways[1].hits -= 1;
+            return Ok(Element::Owned(string));
+        }
+        let ptr = string.as_ptr();
+        ways[1] = ShortEntry {
+            packed,
+            hits: 1,
+            string: Some(string.unbind()),
         };
-        slot.len = bytes.len();
-        slot.bytes[..bytes.len()].copy_from_slice(bytes);
-        slot.string = Some(string.clone().unbind());
-        string
+        Ok(Element::Borrowed(ptr))
     }
 }
 
-/// The string caches of one thread.
+/// A two-way set-associative cache (as [`ShortCache`]) of keys of up to [`MAX_CACHED_KEY`]
+/// bytes, bytes kept inline.
 struct KeyCache {
-    keys: StrCache<MAX_CACHED_KEY>,
-    values: StrCache<MAX_CACHED_VALUE>,
+    slots: Box<[KeySlot]>,
+}
+
+struct KeySlot {
+    len: usize,
+    bytes: [u8; MAX_CACHED_KEY],
+    string: Option<Py<PyAny>>,
+}
+
+impl KeySlot {
+    fn holds(&self, text: &[u8]) -> bool {
+        self.string.is_some() && self.len == text.len() && self.bytes[..text.len()] == *text
+    }
 }
 
 impl KeyCache {
     fn new() -> KeyCache {
         KeyCache {
-            keys: StrCache::new(KEY_SLOTS, true),
-            values: StrCache::new(VALUE_SLOTS, false),
+            slots: (0..2 * KEY_SETS)
+                .map(|_| KeySlot {
+                    len: 0,
+                    bytes: [0; MAX_CACHED_KEY],
+                    string: None,
+                })
+                .collect(),
         }
     }
 
-    fn key<'py>(&mut self, py: Python<'py>, key: &str) -> Bound<'py, PyString> {
-        let cacheable =
-            key.len() <= MAX_CACHED_KEY && !key.as_bytes().first().is_some_and(u8::is_ascii_digit);
-        if cacheable {
-            self.keys.get(py, key)
-        } else {
-            PyString::new(py, key)
+    /// As [`ShortCache::get`], for `text` of at most [`MAX_CACHED_KEY`] bytes.
+    fn get(&mut self, py: Python<'_>, text: &[u8], intern: bool) -> PyResult<*mut ffi::PyObject> {
+        let set = hash(text) as usize % KEY_SETS;
+        let ways = &mut self.slots[2 * set..2 * set + 2];
+        if !ways[0].holds(text) {
+            if ways[1].holds(text) {
+                ways.swap(0, 1);
+            } else {
+                let string = new_string(py, text, intern)?.unbind();
+                ways.swap(0, 1);
+                let slot = &mut ways[0];
+                slot.len = text.len();
+                slot.bytes[..text.len()].copy_from_slice(text);
+                slot.string = Some(string);
+            }
         }
-    }
-
-    fn value<'py>(&mut self, py: Python<'py>, value: &str) -> Bound<'py, PyString> {
-        if value.len() <= MAX_CACHED_VALUE {
-            self.values.get(py, value)
-        } else {
-            PyString::new(py, value)
-        }
+        Ok(ways[0].string.as_ref().map_or(std::ptr::null_mut(), Py::as_ptr))
     }
 }
 
@@ -127,38 +206,280 @@ fn hash(bytes: &[u8]) -> u64 {
     h
 }
 
-thread_local! {
-    static KEYS: RefCell<KeyCache> = RefCell::new(KeyCache::new());
+/// The string caches of one thread. Keys and values have separate caches, so that a
+/// value's lookup never evicts the key it is about to be stored under (see
+/// [`Builder::object`]).
+struct Caches {
+    short_keys: ShortCache,
+    keys: KeyCache,
+    short_values: ShortCache,
 }
 
-/// Parses a JSON body into Python objects: dicts (keys in the order sent), lists, `str`,
-/// `int`, `float`, `bool`, `None`, values exactly as sent.
-pub fn json_to_py<'py>(py: Python<'py>, bytes: &[u8]) -> Result<Bound<'py, PyAny>, serde_json::Error> {
+impl Caches {
+    fn new() -> Caches {
+        Caches {
+            short_keys: ShortCache::new(),
+            keys: KeyCache::new(),
+            short_values: ShortCache::new(),
+        }
+    }
+}
+
+thread_local! {
+    static CACHES: RefCell<Caches> = RefCell::new(Caches::new());
+}
+
+/// A value on its way into a container: borrowed from a cache (or a singleton such as
+/// `None`), or a new reference.
+enum Element<'py> {
+    Borrowed(*mut ffi::PyObject),
+    Owned(Bound<'py, PyAny>),
+}
+
+impl<'py> Element<'py> {
+    fn as_ptr(&self) -> *mut ffi::PyObject {
+        match self {
+            Element::Borrowed(ptr) => *ptr,
+            Element::Owned(value) => value.as_ptr(),
+        }
+    }
+
+    fn into_owned(self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match self {
+            // SAFETY: a borrowed pointer is alive (held by a cache or static): take a reference.
+            Element::Borrowed(ptr) => unsafe { Bound::from_borrowed_ptr(py, ptr) },
+            Element::Owned(value) => value,
+        }
+    }
+}
+
+/// Builds Python objects from a tape, with the GIL held. Most time goes into creating the
+/// objects, so the hot paths use the C API directly: cached strings go into dicts as
+/// borrowed pointers (no reference-count calls), and list items are moved, not copied.
+struct Builder<'a, 'py> {
+    py: Python<'py>,
+    body: &'a [u8],
+    /// The tape, or the chunk of it being read.
+    tape: Current<'a>,
+    pos: usize,
+    /// Where the next chunks come from, when the body is parsed while this builds.
+    chunks: Option<Receiver<Chunk>>,
+    /// What a parse error (reported with a later chunk) becomes.
+    decode_error: &'a dyn Fn(serde_json::Error) -> PyErr,
+    caches: &'a mut Caches,
+    /// The items of the lists being built, innermost last.
+    items: Vec<Bound<'py, PyAny>>,
+}
+
+/// A chunk of a tape from [`parse_chunked`], or the error that ended the parse.
+type Chunk = Result<Tape, serde_json::Error>;
+
+enum Current<'a> {
+    Whole(&'a Tape),
+    Chunk(Tape),
+}
+
+impl Current<'_> {
+    fn get(&self) -> &Tape {
+        match self {
+            Current::Whole(tape) => tape,
+            Current::Chunk(tape) => tape,
+        }
+    }
+}
+
+impl<'py> Builder<'_, 'py> {
+    fn next(&mut self) -> PyResult<Node> {
+        loop {
+            if let Some(&node) = self.tape.get().nodes.get(self.pos) {
+                self.pos += 1;
+                return Ok(node);
+            }
+            self.next_chunk()?;
+        }
+    }
+
+    /// Waits (without the GIL) for the next chunk of the tape.
+    #[cold]
+    fn next_chunk(&mut self) -> PyResult<()> {
+        let Some(chunks) = self.chunks.take() else {
+            return Err(PyValueError::new_err("malformed tape: it ends inside a value"));
+        };
+        let (chunks, message) = self.py.detach(move || {
+            let message = chunks.recv();
+            (chunks, message)
+        });
+        self.chunks = Some(chunks);
+        match message {
+            Ok(Ok(chunk)) => {
+                self.tape = Current::Chunk(chunk);
+                self.pos = 0;
+                Ok(())
+            }
+            Ok(Err(error)) => Err((self.decode_error)(error)),
+            Err(_) => Err(PyRuntimeError::new_err("the thread parsing the response stopped")),
+        }
+    }
+
+    fn value(&mut self, node: Node) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match node {
+            Node::Int(v) => PyInt::new(py, v).into_any(),
+            Node::UInt(v) => PyInt::new(py, v).into_any(),
+            Node::Float(v) => PyFloat::new(py, v).into_any(),
+            Node::Array => self.array()?,
+            Node::Object => self.object()?,
+            _ => self.element(node)?.into_owned(py),
+        })
+    }
+
+    /// A dict value or a scalar: strings and singletons borrowed where possible.
+    fn element(&mut self, node: Node) -> PyResult<Element<'py>> {
+        // SAFETY (the singletons): the GIL is held; None, True and False live forever.
+        Ok(match node {
+            Node::Str { .. } | Node::Unescaped { .. } => {
+                let text = self.tape.get().text(self.body, node);
+                if text.len() <= MAX_SHORT {
+                    self.caches.short_values.get(self.py, text, false)?
+                } else {
+                    Element::Owned(new_string(self.py, text, false)?)
+                }
+            }
+            Node::Null => Element::Borrowed(unsafe { ffi::Py_None() }),
+            Node::Bool(true) => Element::Borrowed(unsafe { ffi::Py_True() }),
+            Node::Bool(false) => Element::Borrowed(unsafe { ffi::Py_False() }),
+            Node::End => return Err(PyValueError::new_err("malformed tape: unexpected end")),
+            _ => Element::Owned(self.value(node)?),
+        })
+    }
+
+    fn key(&mut self, node: Node) -> PyResult<Element<'py>> {
+        let text = self.tape.get().text(self.body, node);
+        Ok(if text.len() <= MAX_SHORT {
+            self.caches.short_keys.get(self.py, text, is_name(text))?
+        } else if text.len() <= MAX_CACHED_KEY {
+            Element::Borrowed(self.caches.keys.get(self.py, text, is_name(text))?)
+        } else {
+            Element::Owned(new_string(self.py, text, false)?)
+        })
+    }
+
+    fn object(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        // SAFETY: the GIL is held; a NULL result is turned into the pending exception.
+        let dict = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyDict_New())? };
+        loop {
+            let key = self.next()?;
+            if let Node::End = key {
+                return Ok(dict);
+            }
+            let value = self.next()?;
+            let (key, value) = match value {
+                // A container: the key now, as its own reference (its text may be in a chunk
+                // that is gone once the container is built, and building it may evict the
+                // key from the cache).
+                Node::Array | Node::Object => {
+                    let key = Element::Owned(self.key(key)?.into_owned(py));
+                    (key, Element::Owned(self.value(value)?))
+                }
+                // A scalar (in the same chunk as its key): the value first, so that looking
+                // up the key cannot evict it (keys and values have separate caches).
+                _ => {
+                    let value = self.element(value)?;
+                    (self.key(key)?, value)
+                }
+            };
+            // SAFETY: three live objects; PyDict_SetItem takes its own references.
+            if unsafe { ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) } != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+    }
+
+    fn array(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let first = self.items.len();
+        loop {
+            let node = self.next()?;
+            if let Node::End = node {
+                break;
+            }
+            let item = self.value(node)?;
+            self.items.push(item);
+        }
+        let len = self.items.len() - first;
+        // SAFETY: the GIL is held; a NULL result is turned into the pending exception.
+        let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(len as ffi::Py_ssize_t))? };
+        for (index, item) in self.items.drain(first..).enumerate() {
+            // SAFETY: `index` is within the new list, whose slot is empty; the item's
+            // reference moves into the list (PyList_SetItem steals it).
+            unsafe { ffi::PyList_SetItem(list.as_ptr(), index as ffi::Py_ssize_t, item.into_ptr()) };
+        }
+        Ok(list)
+    }
+}
+
+/// Builds the Python objects of a parsed body: dicts (keys in the order sent), lists,
+/// `str`, `int`, `float`, `bool`, `None`, values exactly as sent. `tape` is the whole tape,
+/// or its first chunk with `chunks` bringing the rest.
+fn build<'py>(
+    py: Python<'py>,
+    body: &[u8],
+    tape: Current<'_>,
+    chunks: Option<Receiver<Chunk>>,
+    decode_error: &dyn Fn(serde_json::Error) -> PyErr,
+) -> PyResult<Bound<'py, PyAny>> {
     // The objects built here hold no reference cycles: the cyclic garbage collector, which
     // allocating thousands of dicts would otherwise set off again and again, has nothing to
     // find in them. It is paused for large bodies and resumed after (its counts still add up).
-    let _paused = (bytes.len() >= GC_PAUSE_FROM).then(GcPause::new);
-    KEYS.with(|cache| match cache.try_borrow_mut() {
-        Ok(mut cache) => parse(py, bytes, &mut cache),
-        // Re-entered (a finalizer ran Python code that decoded again): use a fresh cache.
-        Err(_) => parse(py, bytes, &mut KeyCache::new()),
+    let large = body.len() >= GC_PAUSE_FROM;
+    let _paused = large.then(GcPause::new);
+    let run = |caches: &mut Caches| {
+        let mut builder = Builder {
+            py,
+            body,
+            tape,
+            pos: 0,
+            chunks,
+            decode_error,
+            caches,
+            items: Vec::new(),
+        };
+        let first = builder.next()?;
+        builder.value(first)
+    };
+    CACHES.with(|caches| match caches.try_borrow_mut() {
+        Ok(mut caches) => run(&mut caches),
+        // Re-entered (a finalizer ran Python code that decoded again): use fresh caches.
+        Err(_) => run(&mut Caches::new()),
     })
 }
 
-/// Bodies from this size on are decoded with the cyclic GC paused.
+/// Parses and builds in one go (with the GIL held throughout).
+pub fn json_to_py<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let value_error = |error: serde_json::Error| PyValueError::new_err(error.to_string());
+    let tape = Tape::parse(bytes).map_err(value_error)?;
+    build(py, bytes, Current::Whole(&tape), None, &value_error)
+}
+
+/// Bodies from this size on are built with the cyclic GC paused.
 const GC_PAUSE_FROM: usize = 16 * 1024;
 
+/// Bodies from this size on are parsed on a thread of their own: in chunks while the caller
+/// builds (blocking client), or whole without holding up a runtime worker (async client).
+const OWN_THREAD_FROM: usize = 1 << 20;
+
 /// Pauses Python's cyclic GC while alive (if it was enabled). Needs the GIL (held by the
-/// caller of [`json_to_py`] for the guard's whole life).
+/// caller of [`build`] for the guard's whole life).
 struct GcPause {
     was_enabled: bool,
 }
 
 impl GcPause {
     fn new() -> GcPause {
-        // SAFETY: called with the GIL held (json_to_py takes `Python`).
+        // SAFETY: called with the GIL held (build takes `Python`).
         GcPause {
-            was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1,
+            was_enabled: unsafe { ffi::PyGC_Disable() } == 1,
         }
     }
 }
@@ -167,126 +488,117 @@ impl Drop for GcPause {
     fn drop(&mut self) {
         if self.was_enabled {
             // SAFETY: as in `new`.
-            unsafe { pyo3::ffi::PyGC_Enable() };
+            unsafe { ffi::PyGC_Enable() };
         }
     }
 }
 
-fn parse<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    keys: &mut KeyCache,
-) -> Result<Bound<'py, PyAny>, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = PySeed { py, keys }.deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(value)
+/// A response with its body parsed, or being parsed, into a tape without the GIL; turned
+/// into Python objects by [`Parsed::into_py`].
+pub enum Parsed {
+    Whole {
+        raw: RawResponse,
+        tape: Result<Tape, serde_json::Error>,
+    },
+    Streamed {
+        raw: RawResponse,
+        chunks: Receiver<Chunk>,
+    },
 }
 
-struct PySeed<'a, 'py> {
-    py: Python<'py>,
-    keys: &'a mut KeyCache,
-}
-
-impl<'de, 'py> DeserializeSeed<'de> for PySeed<'_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-fn py_error<E: de::Error>(error: PyErr) -> E {
-    E::custom(format!("cannot build the Python value: {error}"))
-}
-
-impl<'de, 'py> Visitor<'de> for PySeed<'_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(PyBool::new(self.py, v).to_owned().into_any())
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(PyInt::new(self.py, v).into_any())
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(PyInt::new(self.py, v).into_any())
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(PyFloat::new(self.py, v).into_any())
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.keys.value(self.py, v).into_any())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(self.py.None().into_bound(self.py))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let PySeed { py, keys } = self;
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(PySeed { py, keys: &mut *keys })? {
-            items.push(item);
+impl Parsed {
+    /// For the event loop: the whole tape, parsed on the runtime (a large body on a
+    /// blocking thread, not on a worker that other requests need).
+    pub async fn whole(raw: RawResponse) -> Parsed {
+        if raw.body().len() < OWN_THREAD_FROM {
+            let tape = Tape::parse(raw.body());
+            return Parsed::Whole { raw, tape };
         }
-        Ok(PyList::new(py, items).map_err(py_error)?.into_any())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let PySeed { py, keys } = self;
-        let dict = PyDict::new(py);
-        while let Some(key) = map.next_key_seed(KeySeed { py, keys: &mut *keys })? {
-            let value = map.next_value_seed(PySeed { py, keys: &mut *keys })?;
-            dict.set_item(key, value).map_err(py_error)?;
+        let body = raw.body().clone();
+        match tokio::task::spawn_blocking(move || Tape::parse(&body)).await {
+            Ok(tape) => Parsed::Whole { raw, tape },
+            Err(join) => std::panic::resume_unwind(join.into_panic()),
         }
-        Ok(dict.into_any())
+    }
+
+    /// For a caller that waits for the result: a large body is parsed in chunks on another
+    /// thread while the caller builds the objects of the chunks already parsed.
+    pub fn streamed(raw: RawResponse) -> Parsed {
+        if raw.body().len() < OWN_THREAD_FROM {
+            let tape = Tape::parse(raw.body());
+            return Parsed::Whole { raw, tape };
+        }
+        let body = raw.body().clone();
+        let chunks = spawn_parser(
+            |parse| drop(tokio::task::spawn_blocking(parse)),
+            body,
+            CHUNK_NODES,
+        );
+        Parsed::Streamed { raw, chunks }
+    }
+
+    pub fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self {
+            Parsed::Whole { raw, tape } => {
+                let decode_error = |error: serde_json::Error| to_pyerr(py, raw.decode_error(error));
+                let tape = tape.map_err(decode_error)?;
+                build(py, raw.body(), Current::Whole(&tape), None, &decode_error).map(Bound::unbind)
+            }
+            Parsed::Streamed { raw, chunks } => {
+                let decode_error = |error: serde_json::Error| to_pyerr(py, raw.decode_error(error));
+                build(
+                    py,
+                    raw.body(),
+                    Current::Chunk(Tape::default()),
+                    Some(chunks),
+                    &decode_error,
+                )
+                .map(Bound::unbind)
+            }
+        }
     }
 }
 
-struct KeySeed<'a, 'py> {
-    py: Python<'py>,
-    keys: &'a mut KeyCache,
-}
-
-impl<'de, 'py> DeserializeSeed<'de> for KeySeed<'_, 'py> {
-    type Value = Bound<'py, PyString>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'py> Visitor<'_> for KeySeed<'_, 'py> {
-    type Value = Bound<'py, PyString>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.keys.key(self.py, v))
-    }
+/// Starts the chunked parse of `body` with `spawn` (a few chunks ahead of the builder at
+/// most, so that the parse cannot run away with memory); returns where the chunks arrive.
+fn spawn_parser(
+    spawn: impl FnOnce(Box<dyn FnOnce() + Send>),
+    body: Bytes,
+    chunk_nodes: usize,
+) -> Receiver<Chunk> {
+    let (sender, chunks) = std::sync::mpsc::sync_channel(8);
+    spawn(Box::new(move || parse_chunked(&body, chunk_nodes, sender)));
+    chunks
 }
 
 /// `_loads(data)`: the response decoder on its own, for benchmarks and tests (what every
 /// operation applies to the body it receives).
 #[pyfunction]
 pub fn _loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    json_to_py(py, data).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    json_to_py(py, data)
+}
+
+/// `_loads_chunked(data, chunk_nodes)`: the decoder as the blocking client runs it on a
+/// large body (parsed on another thread in chunks of `chunk_nodes` nodes while this thread
+/// builds), for tests: small chunks put chunk boundaries everywhere.
+#[pyfunction]
+pub fn _loads_chunked<'py>(py: Python<'py>, data: &[u8], chunk_nodes: usize) -> PyResult<Bound<'py, PyAny>> {
+    let spawn = |parse: Box<dyn FnOnce() + Send>| drop(std::thread::spawn(parse));
+    let chunks = spawn_parser(spawn, Bytes::copy_from_slice(data), chunk_nodes);
+    let value_error = |error: serde_json::Error| PyValueError::new_err(error.to_string());
+    build(
+        py,
+        data,
+        Current::Chunk(Tape::default()),
+        Some(chunks),
+        &value_error,
+    )
 }
 
 /// A `serde_json::Value` as Python objects (through its text: rare and small).
 pub fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_vec(value).map_err(|e| PyTypeError::new_err(e.to_string()))?;
-    json_to_py(py, &text).map_err(|e| PyTypeError::new_err(e.to_string()))
+    json_to_py(py, &text)
 }
 
 // ---------------------------------------------------------------------------------------

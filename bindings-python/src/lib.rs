@@ -12,6 +12,7 @@ mod emulator;
 mod errors;
 mod logging;
 mod runtime;
+mod tape;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -30,5 +31,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<emulator::Emulator>()?;
     m.add_function(wrap_pyfunction!(client::_restore, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::_loads_chunked, m)?)?;
     Ok(())
 }

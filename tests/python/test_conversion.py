@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
+import random
 import urllib.request
+from typing import Any
 
 import monapi
 from monapi.testing import Emulator
@@ -36,6 +39,20 @@ def test_a_large_report_equals_json_loads(client: monapi.Client, emulator: Emula
     for series, records in report.items():
         assert len(records) == 7 * 1440
         assert [list(r) for r in records[:3]] == [list(r) for r in expected[series][:3]]
+
+
+async def test_a_large_report_from_the_async_client(
+    aclient: monapi.AsyncClient, client: monapi.Client
+) -> None:
+    """Over 1 MiB, the body is parsed on a blocking thread of the runtime, not a worker."""
+    task = next(t for t in client.iter_service_tasks() if t["frequency"] == "1")
+    start = DAY - datetime.timedelta(days=2)
+    reports = await asyncio.gather(
+        *(aclient.service_report(task["task_id"], start_date=start, end_date=DAY) for _ in range(3))
+    )
+    expected = client.service_report(task["task_id"], start_date=start, end_date=DAY)
+    assert sum(len(records) for records in expected.values()) >= 8 * 3 * 1440
+    assert all(report == expected for report in reports)
 
 
 def test_site_report_text_and_key_order(client: monapi.Client, emulator: Emulator) -> None:
@@ -79,3 +96,71 @@ def test_the_decoder_agrees_with_json_loads_on_edge_cases() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {bad!r}")
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    """A random JSON value that exercises every path of the decoder and its string caches:
+    short and long strings and keys (the caches split at 7 and 48 bytes), digit keys,
+    escapes, non-ASCII text, NUL, numbers of every kind, nesting."""
+    alphabet = ["a", "b", "0", "7", ":", ".", "é", "启", "\0", '"', "\\", "\n", "😀"]
+
+    def text() -> str:
+        return "".join(
+            rng.choice(alphabet) for _ in range(rng.choice([0, 1, 3, 6, 7, 8, 9, 47, 48, 49, 80]))
+        )
+
+    kind = rng.randrange(9 if depth < 6 else 6)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.choice([0, -1, 2**63 - 1, -(2**63), 2**64 - 1, rng.randrange(-(10**12), 10**12)])
+    if kind == 3:
+        return rng.choice([0.1, -0.0, 1e308, 5e-324, rng.uniform(-1e6, 1e6)])
+    if kind in (4, 5):
+        return text()
+    if kind == 6:
+        return [random_json(rng, depth + 1) for _ in range(rng.randrange(6))]
+    return {text(): random_json(rng, depth + 1) for _ in range(rng.randrange(6))}
+
+
+def test_the_decoder_agrees_with_json_loads_on_random_documents() -> None:
+    from monapi._native import _loads, _loads_chunked
+
+    rng = random.Random(20261122)
+    for _ in range(2000):
+        document = json.dumps(random_json(rng), ensure_ascii=rng.random() < 0.5).encode()
+        expected = repr(json.loads(document))
+        assert repr(_loads(document)) == expected, document
+        # As the blocking client decodes a large body: parsed on another thread in chunks
+        # (here of 1 to 5 nodes, so that a chunk ends at every place it may).
+        assert repr(_loads_chunked(document, rng.randrange(1, 6))) == expected, document
+
+
+def test_a_chunked_decode_reports_an_error_after_the_first_chunks() -> None:
+    from monapi._native import _loads_chunked
+
+    body = json.dumps([{"time": f"{i:05d}", "v": "x" * (i % 9)} for i in range(5000)]).encode()
+    assert _loads_chunked(body, 64) == json.loads(body)
+    for bad in (
+        body[:-1],
+        body[:-1] + b",]",
+        body[: len(body) // 2] + b"\xff" + body[len(body) // 2 :],
+    ):
+        try:
+            _loads_chunked(bad, 64)
+        except ValueError:
+            continue
+        raise AssertionError("a broken body was accepted")
+
+
+def test_the_string_caches_survive_eviction() -> None:
+    """Many more distinct short strings and keys than the caches have slots, decoded twice:
+    every value must still be the one sent (no string from an evicted slot)."""
+    from monapi._native import _loads
+
+    document = {f"k{i}": [f"{i:06d}", {f"{i}": f"v{i % 9000}"}] for i in range(20000)}
+    body = json.dumps(document).encode()
+    for _ in range(2):
+        assert _loads(body) == document
