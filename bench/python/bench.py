@@ -221,6 +221,7 @@ def main() -> int:
 
     first = asyncio.run(monapi_batch())
     assert first[0] == client.site_report(sites[0], start_date=day, end_date=day, monitor=0)
+    del first  # each scenario starts from the same heap: no 2.6 million objects left over
     body_size = len(
         session.get(f"{base}/v2/site/report/{sites[0]}.json", params=params(site_query)).content
     )

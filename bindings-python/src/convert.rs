@@ -6,14 +6,14 @@ use std::sync::mpsc::Receiver;
 
 use bytes::Bytes;
 use monapi::RawResponse;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PySequence, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
-use crate::errors::{to_pyerr, validation};
+use crate::errors::{panic_error, to_pyerr, validation};
 use crate::tape::{parse_chunked, Node, Tape, CHUNK_NODES};
 
 // ---------------------------------------------------------------------------------------
@@ -317,7 +317,8 @@ impl<'py> Builder<'_, 'py> {
                 Ok(())
             }
             Ok(Err(error)) => Err((self.decode_error)(error)),
-            Err(_) => Err(PyRuntimeError::new_err("the thread parsing the response stopped")),
+            // The parse panicked (a bug): an error, as every other panic.
+            Err(_) => Err(panic_error(self.py, "the thread parsing the response stopped")),
         }
     }
 
