@@ -86,7 +86,10 @@ pub fn payload(error: &CoreError) -> Payload {
     let message = error.to_string();
     match error {
         CoreError::Auth {
-            error: oauth, status, ..
+            endpoint,
+            error: oauth,
+            status,
+            ..
         } => Payload {
             code: match oauth.as_str() {
                 "invalid_client" => "AUTH_INVALID_CLIENT",
@@ -96,6 +99,7 @@ pub fn payload(error: &CoreError) -> Payload {
             message,
             status: *status,
             api_code: Some(serde_json::Value::String(oauth.clone())),
+            endpoint: Some(endpoint.as_str()),
             ..Payload::default()
         },
         CoreError::Api {
@@ -221,6 +225,7 @@ mod tests {
     #[test]
     fn auth_codes() {
         let auth = |e: &str| CoreError::Auth {
+            endpoint: Endpoint::Token,
             error: e.into(),
             description: "d".into(),
             status: Some(400),

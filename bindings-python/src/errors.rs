@@ -47,10 +47,12 @@ fn fields<'py>(py: Python<'py>, error: &monapi::Error) -> PyResult<(&'static str
     let dict = PyDict::new(py);
     let class = match error {
         Error::Auth {
+            endpoint,
             error,
             description,
             status,
         } => {
+            dict.set_item("endpoint", endpoint.as_str())?;
             dict.set_item("error", error)?;
             dict.set_item("description", description)?;
             dict.set_item("status_code", status)?;

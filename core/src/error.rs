@@ -142,6 +142,8 @@ pub enum Error {
     /// access token was rejected again.
     #[error("authentication failed: {error}: {description}")]
     Auth {
+        /// Which operation: the token endpoint, or the call whose fresh token was rejected.
+        endpoint: Endpoint,
         /// OAuth error code, e.g. `invalid_client`, `invalid_grant`, `invalid_token`.
         error: String,
         /// The service's description.
@@ -304,11 +306,13 @@ impl Error {
     pub(crate) fn into_rejected_token(self) -> Error {
         match self {
             Error::Api {
+                endpoint,
                 status,
                 error,
                 message,
                 ..
             } => Error::Auth {
+                endpoint,
                 error: error.unwrap_or_else(|| "invalid_token".into()),
                 description: format!("the service rejected a freshly issued access token: {message}"),
                 status: Some(status),

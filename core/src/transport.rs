@@ -262,6 +262,7 @@ impl Transport {
                 let description = self.redactor.redact(&probe.error_description.unwrap_or_default());
                 if endpoint == Endpoint::Token {
                     return Err(Error::Auth {
+                        endpoint,
                         error,
                         description,
                         status: Some(status),

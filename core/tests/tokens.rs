@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
-use monapi::{Client, Error, ErrorKind, Token};
+use monapi::{Client, Endpoint, Error, ErrorKind, Token};
 use monapi_emulator::Config;
 
 fn short_lived() -> Config {
@@ -205,7 +205,7 @@ async fn invalid_client_and_invalid_grant() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Auth { error, .. } if error == "invalid_client"),
+        matches!(&err, Error::Auth { error, endpoint: Endpoint::Token, .. } if error == "invalid_client"),
         "{err:?}"
     );
     assert_eq!(err.kind(), ErrorKind::Auth);
@@ -246,4 +246,20 @@ async fn on_token_runs_after_the_new_token_is_cached() {
         .unwrap()
         .unwrap();
     assert_eq!(seen.lock().unwrap().as_slice(), &[Some(token)]);
+}
+
+#[tokio::test]
+async fn a_fresh_token_rejected_again_is_an_auth_error_naming_the_call() {
+    let emu = emulator_with(Config {
+        token_ttl: Duration::ZERO,
+        ..Config::default()
+    })
+    .await;
+    let err = builder(&emu).build().unwrap().agents().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Auth { error, endpoint: Endpoint::Agents, status: Some(401), .. } if error == "invalid_token"),
+        "{err:?}"
+    );
+    // Logged in, was refused, renewed once, was refused again: no endless loop.
+    assert_eq!(emu.counters().agents, 2);
 }

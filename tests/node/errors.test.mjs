@@ -43,6 +43,7 @@ test('AUTH_INVALID_CLIENT: wrong client secret; login failures are not retried',
   const emu = await emulator(t)
   const err = await rejects(emu.client({ clientSecret: 'wrong-secret' }).login(), 'AUTH_INVALID_CLIENT')
   assert.equal(err.apiCode, 'invalid_client')
+  assert.equal(err.endpoint, 'POST /v2/oauth/token.json')
   assert.equal(typeof err.status, 'number')
   assert.ok(/** @type {number} */ (err.status) >= 400)
   assert.match(err.message, /invalid_client/)
@@ -68,6 +69,7 @@ test('AUTH_ERROR: another OAuth code (a freshly issued token is rejected: invali
   const err = await rejects(emu.client().agents(), 'AUTH_ERROR')
   assert.equal(err.apiCode, 'invalid_token')
   assert.equal(err.status, 401)
+  assert.equal(err.endpoint, 'GET /v2/agent/lists.json') // the call, not the token endpoint
   // Logged in, was refused, renewed once, was refused again: no endless loop.
   assert.equal(emu.counters().agents, 2)
 })

@@ -29,6 +29,7 @@ def test_invalid_client(emulator: Emulator) -> None:
     error = caught.value
     assert isinstance(error, monapi.AuthError) and isinstance(error, monapi.MonapiError)
     assert error.error == "invalid_client"
+    assert error.endpoint == "POST /v2/oauth/token.json"
     assert error.description
     assert isinstance(error.status_code, int)
     roundtrip(error)
@@ -239,3 +240,15 @@ def test_every_class_pickles_with_its_fields() -> None:
             assert pickle.loads(pickle.dumps(error, protocol)).__dict__ == error.__dict__
     partial = errors[5]
     assert isinstance(partial, monapi.PartialCreateError) and partial.failed_index == 0
+
+
+def test_a_fresh_token_rejected_again_names_the_call() -> None:
+    with Emulator(token_ttl=0) as emulator:
+        with pytest.raises(monapi.AuthError) as caught:
+            emulator.client().agents()
+        error = caught.value
+        assert (error.error, error.status_code) == ("invalid_token", 401)
+        assert error.endpoint == "GET /v2/agent/lists.json"
+        # Logged in, was refused, renewed once, was refused again: no endless loop.
+        assert emulator.counters()["agents"] == 2
+        roundtrip(error)

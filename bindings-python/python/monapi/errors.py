@@ -82,6 +82,9 @@ class AuthError(MonapiError):
         The service's description.
     status_code : int or None
         The HTTP status of the answer, when there was one.
+    endpoint : str
+        The token endpoint (``"POST /v2/oauth/token.json"``), or the operation whose freshly
+        issued token the service rejected.
 
     Examples
     --------
@@ -99,11 +102,13 @@ class AuthError(MonapiError):
         error: str = "",
         description: str = "",
         status_code: int | None = None,
+        endpoint: str = "",
     ) -> None:
         super().__init__(text)
         self.error = error
         self.description = description
         self.status_code = status_code
+        self.endpoint = endpoint
 
 
 class InvalidClientError(AuthError):
