@@ -32,5 +32,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client::_restore, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_loads, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_loads_chunked, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::_panic, m)?)?;
     Ok(())
 }

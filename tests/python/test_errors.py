@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import pickle
 import socket
@@ -252,3 +253,29 @@ def test_a_fresh_token_rejected_again_names_the_call() -> None:
         # Logged in, was refused, renewed once, was refused again: no endless loop.
         assert emulator.counters()["agents"] == 2
         roundtrip(error)
+
+
+@pytest.mark.parametrize("where", ["call", "convert"])
+def test_a_rust_panic_is_a_monapi_error_and_the_interpreter_goes_on(
+    where: str, client: monapi.Client
+) -> None:
+    with pytest.raises(monapi.MonapiError, match="internal error in monapi") as caught:
+        monapi._native._panic(where)
+    assert type(caught.value) is monapi.MonapiError
+    roundtrip(caught.value)
+    # The runtime survived the panic: the next real call works.
+    assert client.service_tasks()[0]["task_id"] == "10001"
+
+
+@pytest.mark.parametrize("where", ["async", "async_convert"])
+async def test_a_rust_panic_in_an_awaited_call_rejects_it(
+    where: str, aclient: monapi.AsyncClient
+) -> None:
+    with pytest.raises(monapi.MonapiError, match="internal error in monapi"):
+        await asyncio.wait_for(monapi._native._panic(where), timeout=30)
+    assert (await aclient.service_tasks())[0]["task_id"] == "10001"
+
+
+def test_an_unknown_panic_hook_is_refused() -> None:
+    with pytest.raises(ValueError, match="where must be"):
+        monapi._native._panic("nowhere")
