@@ -284,15 +284,39 @@ impl ClientBuilder {
             Error::invalid_input(
                 None,
                 "base_url",
-                format!("must be an http or https URL, not {base_url:?}"),
+                "must be an http or https URL, e.g. https://api.example.com",
             )
         })?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.query().is_some() {
+        if !matches!(parsed.scheme(), "http" | "https")
+            || parsed.query().is_some()
+            || parsed.fragment().is_some()
+            || !parsed.username().is_empty()
+            || parsed.password().is_some()
+        {
+            // Shown without what may hold a secret (a user, a password, a query).
+            let mut shown = parsed.clone();
+            let _ = shown.set_username("");
+            let _ = shown.set_password(None);
+            shown.set_query(None);
+            shown.set_fragment(None);
             return Err(Error::invalid_input(
                 None,
                 "base_url",
-                format!("must be an http or https URL without a query, not {base_url:?}"),
+                format!(
+                    "must be an http or https URL without a user, password, query or fragment, \
+                     not {:?}",
+                    shown.as_str()
+                ),
             ));
+        }
+        if let Some(user_agent) = &self.user_agent {
+            if reqwest::header::HeaderValue::from_str(user_agent).is_err() {
+                return Err(Error::invalid_input(
+                    None,
+                    "user_agent",
+                    "must be printable ASCII text (an HTTP header value)",
+                ));
+            }
         }
         let client_id = self.client_id.filter(|id| !id.is_empty()).ok_or_else(|| {
             Error::invalid_input(

@@ -3,23 +3,60 @@
 use std::fmt;
 use std::sync::{Arc, RwLock};
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A secret string (token, password, its MD5, client secret).
 ///
 /// `Debug` shows `Secret([redacted])` and there is no `Display`, so a secret cannot end up in a
 /// log line or an error message by accident. [`expose`](Secret::expose) gives the value to code
 /// that must send it. It serializes as the plain string, so that a token can be saved and
-/// resumed by the caller on purpose.
+/// resumed by the caller on purpose. It deserializes from a string or a number (its decimal
+/// text); an error about any other value never shows the value.
 ///
 /// ```
 /// let s = monapi::Secret::new("hunter2");
 /// assert_eq!(format!("{s:?}"), "Secret([redacted])");
 /// assert_eq!(s.expose(), "hunter2");
+/// let err = serde_json::from_str::<monapi::Secret>("true").unwrap_err();
+/// assert!(!err.to_string().contains("true"), "{err}");
 /// ```
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Secret(String);
+
+impl<'de> Deserialize<'de> for Secret {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // serde's own messages quote the value ("invalid type: integer `123456`"): this
+        // visitor accepts numbers as text and names only the kind of anything else.
+        struct SecretVisitor;
+        impl Visitor<'_> for SecretVisitor {
+            type Value = Secret;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Secret, E> {
+                Ok(Secret::new(v))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Secret, E> {
+                Ok(Secret(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Secret, E> {
+                Ok(Secret(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Secret, E> {
+                Ok(Secret(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Secret, E> {
+                Ok(Secret(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Secret, E> {
+                Err(E::invalid_type(de::Unexpected::Other("a boolean"), &self))
+            }
+        }
+        deserializer.deserialize_any(SecretVisitor)
+    }
+}
 
 impl Secret {
     /// Wraps a value.

@@ -300,3 +300,68 @@ fn configuration_errors_name_the_setting() {
     );
     assert!(!err.to_string().contains("not-an-md5"));
 }
+
+#[test]
+fn configuration_errors_never_echo_what_may_be_secret() {
+    let build = |url: &str| {
+        monapi::Client::builder()
+            .base_url(url)
+            .client_id("a")
+            .client_secret("b")
+            .username("u")
+            .password("p")
+            .build()
+            .unwrap_err()
+    };
+    for url in [
+        "http://user:hunter2@127.0.0.1:8080",
+        "http://127.0.0.1:8080/?access_token=hunter2",
+        "http://127.0.0.1:8080/#hunter2",
+    ] {
+        let err = build(url);
+        assert!(
+            matches!(&err, Error::InvalidInput { field, .. } if field == "base_url"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        assert!(err.to_string().contains("127.0.0.1:8080"), "{err}");
+    }
+    let err = build("not a url hunter2");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+
+    let err = monapi::Client::builder()
+        .base_url("http://127.0.0.1:1")
+        .client_id("a")
+        .client_secret("b")
+        .username("u")
+        .password("p")
+        .user_agent("bad\nagent")
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput { field, .. } if field == "user_agent"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_pass_phrase_given_as_a_number_is_its_text_and_a_bad_one_is_never_echoed() {
+    let mut task = serde_json::to_value(ServerTask {
+        snmp_v: SnmpVersion::V3,
+        snmp_user: "monitor".into(),
+        snmp_pass: "placeholder".into(),
+        ..linux()
+    })
+    .unwrap();
+    task["snmp_pass"] = serde_json::json!(73914625);
+    let tasks = ServerTask::batch_from_json(serde_json::json!([task.clone()])).unwrap();
+    assert_eq!(tasks[0].snmp_pass.expose(), "73914625");
+
+    task["snmp_pass"] = serde_json::json!(true);
+    let err = ServerTask::batch_from_json(serde_json::json!([task])).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput { index: Some(0), field, .. } if field == "snmp_pass"),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("true"), "{err}");
+}
