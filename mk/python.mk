@@ -40,7 +40,7 @@ define py_build_wheel
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py tests/python bindings-python/python/monapi
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py tests/python bindings-python/python/monapi bench/python
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef

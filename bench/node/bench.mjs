@@ -19,7 +19,9 @@
 // --record writes the figures and the machine into the "## Node" section of
 // bench/RESULTS.md (other sections are left as they are).
 
+import { once } from 'node:events'
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -153,6 +155,54 @@ for (const [scenario, run] of Object.entries(scenarios)) {
   results.push({ scenario, ms })
   console.error(`done: ${scenario}`)
 }
+
+/**
+ * The floor of the small calls: one keep-alive socket, a prebuilt request, the body cut out by
+ * its length and not parsed. No client can make the round trip faster than this.
+ * @returns {Promise<{ get: () => Promise<Buffer>, close: () => void }>}
+ */
+async function rawSocket() {
+  const target = new URL(url('/v2/agent/lists.json'))
+  const socket = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true })
+  await once(socket, 'connect')
+  const request = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`)
+  let buffered = Buffer.alloc(0)
+  /** @type {((body: Buffer) => void) | null} */
+  let waiting = null
+  socket.on('data', (chunk) => {
+    buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk
+    const headEnd = buffered.indexOf('\r\n\r\n')
+    if (headEnd < 0 || waiting === null) return
+    const head = buffered.subarray(0, headEnd).toString('latin1')
+    const length = /content-length: *(\d+)/i.exec(head)
+    if (!head.startsWith('HTTP/1.1 200') || !length) throw new Error(`unexpected answer: ${head}`)
+    const end = headEnd + 4 + Number(length[1])
+    if (buffered.length < end) return
+    const body = buffered.subarray(headEnd + 4, end)
+    buffered = buffered.subarray(end)
+    const resolve = waiting
+    waiting = null
+    resolve(body)
+  })
+  return {
+    get: () => new Promise((resolve) => { waiting = resolve; socket.write(request) }),
+    close: () => socket.destroy(),
+  }
+}
+
+const floorSocket = await rawSocket()
+if (JSON.stringify(JSON.parse((await floorSocket.get()).toString())) !== JSON.stringify(await client.agents())) {
+  throw new Error('the raw socket does not get the agent list')
+}
+for (let i = 0; i < 100; i++) await floorSocket.get()
+/** @type {number[]} */
+const floorTimes = []
+for (let round = 0; round < ROUNDS; round++) {
+  floorTimes.push(await timed(async () => { for (let i = 0; i < SMALL_CALLS; i++) await floorSocket.get() }))
+}
+const floorMs = median(floorTimes)
+floorSocket.close()
+
 await client.close()
 rawClient.close()
 await emulator.stop()
@@ -173,7 +223,10 @@ const lines = [
     return `| ${scenario} | ${cell(ms.monapi)} | ${cell(ms.fetch)} | ${cell(ms['undici.request'])} | ${x(ms.fetch, ms.monapi)} | ${x(ms['undici.request'], ms.monapi)} | ${targets} |`
   }),
 ]
-const table = lines.join('\n')
+const small = results[0].ms
+const floorLine = `Floor of the small calls (one raw socket, a prebuilt request, the body not parsed): ${floorMs.toFixed(0)} ms for ${SMALL_CALLS} calls. ` +
+  `monapi takes ${x(small.monapi, floorMs)} of it; a client at the floor would be ${x(small.fetch, floorMs)} fetch and ${x(small['undici.request'], floorMs)} undici.request.`
+const table = `${lines.join('\n')}\n\n${floorLine}`
 console.log(`Machine: ${machine}\nGC before each run: ${gc ? 'yes' : 'no (run node with --expose-gc)'}. Median of ${ROUNDS} rounds (${BIG_ROUNDS} for the large report); ratio = time(other) / time(monapi), above 1 = monapi faster.\n`)
 console.log(table)
 

@@ -19,15 +19,19 @@ import argparse
 import asyncio
 import datetime
 import gc
+import importlib.metadata
 import json
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
 import httpx
@@ -36,6 +40,8 @@ import requests
 
 import monapi
 from monapi.testing import Emulator
+
+PEERS = ("requests", "httpx", "orjson", "aiohttp")
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> float:
@@ -110,6 +116,30 @@ class Server:
             self.emulator.stop()
 
 
+def raw_socket_get(base: str, path_and_query: str) -> Callable[[], bytes]:
+    """The floor: one keep-alive socket, a prebuilt request, the body read by its length and
+    not parsed. No client can answer faster than the round trip this measures."""
+    where = urllib.parse.urlsplit(base)
+    assert where.hostname and where.port
+    sock = socket.create_connection((where.hostname, where.port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    request = f"GET {path_and_query} HTTP/1.1\r\nHost: {where.netloc}\r\n\r\n".encode()
+
+    def get() -> bytes:
+        sock.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        found = re.search(rb"content-length: *(\d+)", head, re.IGNORECASE)
+        assert head.startswith(b"HTTP/1.1 200") and found, head
+        while len(body) < int(found.group(1)):
+            body += sock.recv(65536)
+        return body
+
+    return get
+
+
 def machine() -> dict[str, str]:
     cpu = "unknown"
     try:
@@ -124,10 +154,7 @@ def machine() -> dict[str, str]:
         "cpu": cpu,
         "python": platform.python_version(),
         "monapi": monapi.__version__,
-        "requests": requests.__version__,
-        "httpx": httpx.__version__,
-        "orjson": orjson.__version__,
-        "aiohttp": aiohttp.__version__,
+        **{name: importlib.metadata.version(name) for name in PEERS},
     }
 
 
@@ -144,7 +171,7 @@ def main() -> int:
 
     server = Server(args.serve)
     base = server.base_url
-    credentials = {
+    credentials: dict[str, Any] = {
         "base_url": base,
         "client_id": monapi.testing.DEMO_CLIENT_ID,
         "client_secret": monapi.testing.DEMO_CLIENT_SECRET,
@@ -167,7 +194,7 @@ def main() -> int:
         return {**(extra or {}), "access_token": token}
 
     # 1. sequential small calls ---------------------------------------------------------
-    small = {
+    small: dict[str, tuple[str, dict[str, str], Callable[[], Any]]] = {
         "agents": ("/v2/agent/lists.json", {}, client.agents),
         "service_tasks page": ("/v2/service/lists.json", {"page": "1"}, client.service_tasks),
     }
@@ -176,6 +203,8 @@ def main() -> int:
         expected = call()
         assert session.get(url, params=params(query)).json() == expected
         assert orjson.loads(hx.get(url, params=params(query)).content) == expected
+        floor = raw_socket_get(base, f"{url.removeprefix(base)}?{urlencode(params(query))}")
+        assert json.loads(floor()) == expected
         return {
             "monapi (sync)": timed(call, small_repeat),
             "requests + json": timed(
@@ -185,6 +214,7 @@ def main() -> int:
             "httpx + orjson": timed(
                 lambda: orjson.loads(hx.get(url, params=params(query)).content), small_repeat
             ),
+            "floor: raw socket, prebuilt request, body not parsed": timed(floor, small_repeat),
         }
 
     for name, (path, query, call) in small.items():
@@ -197,8 +227,10 @@ def main() -> int:
     aclient = monapi.AsyncClient(**credentials, token=client.token)
 
     async def monapi_batch() -> list[Any]:
-        return await asyncio.gather(
-            *(aclient.site_report(s, start_date=day, end_date=day, monitor=0) for s in sites)
+        return list(
+            await asyncio.gather(
+                *(aclient.site_report(s, start_date=day, end_date=day, monitor=0) for s in sites)
+            )
         )
 
     def aiohttp_timed(loads: Callable[[bytes], Any], limit: int) -> float:
