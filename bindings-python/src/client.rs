@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use monapi::{ClientBuilder, Request, Secret, Token, PAGE_SIZE};
 use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration, PyTypeError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::PyTraverseError;
 
 use crate::convert::{date_range, monitor, server_tasks, task_id, token_from_py, token_to_py, Parsed};
 use crate::errors::{new_error, to_pyerr, validation};
@@ -78,10 +80,58 @@ enum Slot {
     },
 }
 
+/// The user's `on_token`, held in one place: the core client's callback reaches it through
+/// here, and the owning `Client`/`AsyncClient` shows it to Python's cyclic garbage collector
+/// (`self.client = Client(on_token=self.save)` is a reference cycle that must be collectable).
+#[derive(Default)]
+struct TokenCallback(Mutex<Option<Py<PyAny>>>);
+
+impl TokenCallback {
+    fn is_set(&self) -> bool {
+        lock(&self.0).is_some()
+    }
+
+    /// `__traverse__`: the callback, if set. Never blocks (the collector holds the GIL, and
+    /// the lock is only taken with the GIL held, so it is free unless this thread has it).
+    fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        match self.0.try_lock() {
+            Ok(callback) => visit.call(callback.as_ref()),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// `__clear__`: drops the callback, breaking the cycle.
+    fn clear(&self) {
+        let callback = lock(&self.0).take();
+        drop(callback);
+    }
+
+    /// Calls the callback with the new token; an exception (or a panic) is logged at WARNING
+    /// and goes no further.
+    fn notify(&self, token: &Token) {
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            Python::try_attach(|py| {
+                // Taken out of the lock before the call: the callback may run any Python code.
+                let Some(callback) = lock(&self.0).as_ref().map(|c| c.clone_ref(py)) else {
+                    return;
+                };
+                let result = token_to_py(py, token).and_then(|t| callback.call1(py, (t,)));
+                if let Err(error) = result {
+                    logging::warning_with(
+                        py,
+                        "the on_token callback raised an exception; the new token is in use but was not saved",
+                        error,
+                    );
+                }
+            })
+        }));
+    }
+}
+
 /// What `Client` and `AsyncClient` share: settings, the token callback, the core client.
 pub struct Shared {
     settings: Settings,
-    on_token: Option<Py<PyAny>>,
+    on_token: Arc<TokenCallback>,
     slot: Mutex<Slot>,
 }
 
@@ -96,36 +146,19 @@ impl Drop for Shared {
     }
 }
 
-/// Calls the user's `on_token` with the new token; an exception (or a panic) is logged at
-/// WARNING and goes no further.
-fn notify(callback: &Py<PyAny>, token: &Token) {
-    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        Python::try_attach(|py| {
-            let result = token_to_py(py, token).and_then(|t| callback.call1(py, (t,)));
-            if let Err(error) = result {
-                logging::warning_with(
-                    py,
-                    "the on_token callback raised an exception; the new token is in use but was not saved",
-                    error,
-                );
-            }
-        })
-    }));
-}
-
 fn build(
     py: Python<'_>,
     settings: &Settings,
-    on_token: Option<&Py<PyAny>>,
+    on_token: &Arc<TokenCallback>,
     token: Option<Token>,
 ) -> PyResult<monapi::Client> {
     let mut builder = settings.builder();
     if let Some(token) = token {
         builder = builder.token(token);
     }
-    if let Some(callback) = on_token {
-        let callback = callback.clone_ref(py);
-        builder = builder.on_token(move |token| notify(&callback, token));
+    if on_token.is_set() {
+        let callback = on_token.clone();
+        builder = builder.on_token(move |token| callback.notify(token));
     }
     builder.build().map_err(|e| to_pyerr(py, e))
 }
@@ -201,7 +234,8 @@ impl Shared {
             .map(|t| token_from_py(py, t))
             .transpose()?;
         let mut settings = settings;
-        let client = build(py, &settings, on_token.as_ref(), token)?;
+        let on_token = Arc::new(TokenCallback(Mutex::new(on_token)));
+        let client = build(py, &settings, &on_token, token)?;
         // Keep what the core accepted (e.g. an upper-case MD5 is stored lower-case).
         if let Some(md5) = &settings.password_md5 {
             settings.password_md5 = Some(Secret::new(md5.expose().to_ascii_lowercase()));
@@ -225,7 +259,7 @@ impl Shared {
         match &*slot {
             Slot::Open { pid: owner, client } if *owner == pid => Ok(client.clone()),
             Slot::Open { client, .. } => {
-                let fresh = build(py, &self.settings, self.on_token.as_ref(), client.token())?;
+                let fresh = build(py, &self.settings, &self.on_token, client.token())?;
                 let inherited = std::mem::replace(
                     &mut *slot,
                     Slot::Open {
@@ -354,8 +388,16 @@ impl Shared {
 }
 
 fn service_tasks_request(py: Python<'_>, page: i64) -> PyResult<Request> {
+    if page < 1 {
+        return Err(validation(
+            py,
+            None,
+            "page",
+            "must be 1 or more (pages count from 1)",
+        ));
+    }
     let page = u32::try_from(page)
-        .map_err(|_| validation(py, None, "page", "must be 1 or more (pages count from 1)"))?;
+        .map_err(|_| validation(py, None, "page", &format!("must be at most {}", u32::MAX)))?;
     Ok(Request::ServiceTasks { page })
 }
 
@@ -444,8 +486,12 @@ fn reduce<'py>(py: Python<'py>, this: &Bound<'py, PyAny>, shared: &Shared) -> Py
 /// token : dict, optional
 ///     A saved token (``client.token`` of an earlier run) to resume without logging in.
 /// on_token : callable, optional
-///     Called with every new token (a :class:`monapi.Token`) so it can be saved. An
-///     exception it raises is logged at WARNING and otherwise ignored. It is not pickled.
+///     Called with every new token (a :class:`monapi.Token`) so it can be saved. It runs
+///     on one of monapi's threads while the call that renewed the token waits, for both
+///     clients: keep it short and thread-safe (write a file, put it in a queue; from an
+///     ``AsyncClient``, hand work to the loop with ``loop.call_soon_threadsafe``), and do
+///     not call the client from it. An exception it raises is logged at WARNING and
+///     otherwise ignored. It is not pickled.
 /// timeout : float, optional
 ///     Seconds one HTTP exchange may take (default 30).
 /// connect_timeout : float, optional
@@ -713,7 +759,8 @@ impl Client {
     /// task_id : int or str
     ///     A service task id (the list's string ids are accepted).
     /// start_date, end_date : datetime.date or str, optional
-    ///     The period, ``"YYYY-MM-DD"`` or dates; each defaults to today (service side).
+    ///     The period, ``"YYYY-MM-DD"`` or dates (a ``datetime`` counts as its own calendar
+    ///     date); each defaults to today (service side).
     ///
     /// Returns
     /// -------
@@ -726,8 +773,8 @@ impl Client {
     /// >>> import datetime
     /// >>> report = client.service_report(10001, start_date=datetime.date(2026, 11, 1),
     /// ...                                end_date="2026-11-02")
-    /// >>> list(report)[:1]
-    /// ['apache_rps']
+    /// >>> for series, records in report.items():   # e.g. "apache_rps", "mysql_qpc"
+    /// ...     print(series, len(records), records[0])
     #[pyo3(signature = (task_id, *, start_date=None, end_date=None))]
     fn service_report(
         &self,
@@ -748,7 +795,7 @@ impl Client {
     ///     A site task id.
     /// start_date, end_date : datetime.date or str, optional
     ///     The period; each defaults to today (service side).
-    /// monitor : int, optional
+    /// monitor : int or str, optional
     ///     ``None`` (default): every monitoring point and the average; ``0``: only the
     ///     average; another id: that monitoring point.
     ///
@@ -808,7 +855,8 @@ impl Client {
         run_job(py, self.shared.raw_blocking(py, request)?)
     }
 
-    /// Close the client: its connections are released and later calls raise.
+    /// Close the client: later calls raise, and its connections are released once the
+    /// calls and iterators still using them are done.
     ///
     /// Examples
     /// --------
@@ -825,6 +873,14 @@ impl Client {
     fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
         self.shared.close();
         false
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.shared.on_token.traverse(&visit)
+    }
+
+    fn __clear__(&self) {
+        self.shared.on_token.clear();
     }
 
     fn __repr__(&self) -> String {
@@ -1106,7 +1162,7 @@ impl AsyncClient {
     ///     A site task id.
     /// start_date, end_date : datetime.date or str, optional
     ///     The period; each defaults to today (service side).
-    /// monitor : int, optional
+    /// monitor : int or str, optional
     ///     ``None``: every point; ``0``: the average; another id: that point.
     ///
     /// Returns
@@ -1159,9 +1215,8 @@ impl AsyncClient {
         awaitable("response_time_distribution", self.shared.raw(py, request))
     }
 
-    /// Close the client: its connections are released and later calls raise.
-    ///
-    /// Calls already in flight finish.
+    /// Close the client: later calls raise, and its connections are released once the
+    /// calls and iterators still using them are done (calls in flight finish).
     ///
     /// Examples
     /// --------
@@ -1184,6 +1239,14 @@ impl AsyncClient {
                 .map(|b| b.to_owned().into_any().unbind())
                 .unwrap_or_else(|_| py.None())),
         )
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.shared.on_token.traverse(&visit)
+    }
+
+    fn __clear__(&self) {
+        self.shared.on_token.clear();
     }
 
     fn __repr__(&self) -> String {
@@ -1334,26 +1397,25 @@ impl ServiceTaskAsyncIterator {
                 None => return Err(PyStopAsyncIteration::new_err(())),
             }
         };
+        // Busy until the page is stored, on the event loop: a second `__anext__` in between
+        // would fetch the same page again. A fetch that fails or is cancelled drops the
+        // conversion, and with it the guard.
         let busy = NotBusy(self.state.clone());
         let job = self.shared.raw(py, Request::ServiceTasks { page })?;
         let state = self.state.clone();
-        let fetch = job.future;
         Ok(Awaitable::new(
             "iter_service_tasks",
             Job {
-                future: Box::pin(async move {
-                    let result = fetch.await;
-                    drop(busy);
-                    result
-                }),
+                future: job.future,
                 convert: Box::new(move |py, parsed| {
+                    let _busy = busy;
                     let body = parsed.into_py(py)?;
-                    let mut pages = lock(&state);
-                    pages.take_page(py, page, body.bind(py))?;
-                    match pages.buffer.pop_front() {
-                        Some(item) => Ok(item),
-                        None => Err(PyStopAsyncIteration::new_err(())),
-                    }
+                    let next = {
+                        let mut pages = lock(&state);
+                        pages.take_page(py, page, body.bind(py))?;
+                        pages.buffer.pop_front()
+                    };
+                    next.ok_or_else(|| PyStopAsyncIteration::new_err(()))
                 }),
             },
         ))

@@ -833,32 +833,40 @@ pub fn date_range(
     monapi::DateRange::parse(start.as_deref(), end.as_deref()).map_err(|e| crate::errors::to_pyerr(py, e))
 }
 
-/// A task id: an `int`, or a string of digits (the service task list sends ids as strings).
-pub fn task_id(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+/// A whole number of 0 or more given as an `int` or a string of digits (the service's lists
+/// send ids as strings); `None` for anything else.
+fn whole_number(value: &Bound<'_, PyAny>) -> Option<u64> {
     if value.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "task_id must be an int or a string of digits",
-        ));
+        return None;
     }
     if value.is_instance_of::<PyInt>() {
-        return value
-            .extract::<u64>()
-            .map_err(|_| validation(py, None, "task_id", "must be a positive whole number"));
+        return value.extract::<u64>().ok();
     }
-    if let Ok(text) = value.cast::<PyString>() {
-        let text = text.to_str()?;
-        return text.trim().parse::<u64>().map_err(|_| {
-            validation(
+    value.cast::<PyString>().ok()?.to_str().ok()?.trim().parse().ok()
+}
+
+/// A task id: a positive `int`, or a string of its digits.
+pub fn task_id(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match whole_number(value) {
+        Some(id) if id > 0 => Ok(id),
+        _ if value.is_instance_of::<PyBool>() => Err(PyTypeError::new_err(
+            "task_id must be an int or a string of digits",
+        )),
+        _ if value.is_instance_of::<PyInt>() => {
+            Err(validation(py, None, "task_id", "must be a positive whole number"))
+        }
+        _ => match value.cast::<PyString>() {
+            Ok(text) => Err(validation(
                 py,
                 None,
                 "task_id",
-                &format!("must be a whole number, not {text:?}"),
-            )
-        });
+                &format!("must be a positive whole number, not {:?}", text.to_str()?),
+            )),
+            Err(_) => Err(PyTypeError::new_err(
+                "task_id must be an int or a string of digits",
+            )),
+        },
     }
-    Err(PyTypeError::new_err(
-        "task_id must be an int or a string of digits",
-    ))
 }
 
 /// `monitor`: None = every point, 0 = the average, n = one point.
@@ -866,7 +874,7 @@ pub fn monitor(py: Python<'_>, value: Option<&Bound<'_, PyAny>>) -> PyResult<mon
     let Some(value) = value.filter(|v| !v.is_none()) else {
         return Ok(monapi::Monitor::All);
     };
-    let id = task_id(py, value).map_err(|_| {
+    let id = whole_number(value).ok_or_else(|| {
         validation(
             py,
             None,

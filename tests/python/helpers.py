@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import pathlib
@@ -90,3 +91,10 @@ def agents_and_token(client: monapi.Client) -> tuple[int, str | None]:
 
 def raise_partial(error: monapi.PartialCreateError) -> monapi.PartialCreateError:
     return error
+
+
+def async_count_tasks(client: monapi.AsyncClient) -> int:
+    async def count() -> int:
+        return len([task async for task in client.iter_service_tasks()])
+
+    return asyncio.run(count())

@@ -13,7 +13,7 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import linux_task
+from helpers import DAY, linux_task
 
 
 def roundtrip(error: monapi.MonapiError) -> monapi.MonapiError:
@@ -124,6 +124,32 @@ def test_validation_of_arguments(client: monapi.Client) -> None:
         client.create_server_tasks("not a list")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         client.service_report(10001, start_date=20261101)  # type: ignore[arg-type]
+    for task_id in (0, "0", -3):
+        with pytest.raises(monapi.ValidationError, match="positive whole number") as caught:
+            client.service_report(task_id)
+        assert caught.value.field == "task_id"
+    with pytest.raises(monapi.ValidationError, match="at most 4294967295"):
+        client.service_tasks(2**32)
+    assert client.site_report(20001, monitor="0", start_date=DAY) == client.site_report(
+        20001, monitor=0, start_date=DAY
+    )
+
+
+async def test_async_argument_errors_are_raised_at_the_call(aclient: monapi.AsyncClient) -> None:
+    # As for the blocking client: before a coroutine exists, so nothing can be sent.
+    for page in (0, -1):
+        with pytest.raises(monapi.ValidationError) as caught:
+            aclient.service_tasks(page)
+        assert caught.value.field == "page"
+    with pytest.raises(monapi.ValidationError) as caught:
+        aclient.service_report(0)
+    assert caught.value.field == "task_id"
+    with pytest.raises(monapi.ValidationError) as caught:
+        aclient.site_report(20001, start_date="2026-11-05", end_date="2026-11-01")
+    assert caught.value.field == "start_date"
+    with pytest.raises(monapi.ValidationError) as caught:
+        aclient.create_server_tasks([linux_task("a", frequency=0)])
+    assert (caught.value.index, caught.value.field) == (0, "frequency")
 
 
 def test_validation_of_the_configuration(emulator: Emulator) -> None:

@@ -203,6 +203,29 @@ async def test_async_iter_service_tasks(aclient: monapi.AsyncClient, emulator: E
     assert emulator.counters()["service_tasks"] == 3
 
 
+async def test_async_iter_service_tasks_with_an_exactly_full_last_page() -> None:
+    with Emulator(service_tasks=100) as emulator:
+        client = emulator.async_client()
+        tasks = [task["task_id"] async for task in client.iter_service_tasks()]
+        assert len(tasks) == len(set(tasks)) == 100
+        assert emulator.counters()["service_tasks"] == 3
+
+
+async def test_an_async_iterator_is_fetched_from_one_place_at_a_time(
+    aclient: monapi.AsyncClient, emulator: Emulator
+) -> None:
+    iterator = aclient.iter_service_tasks()
+    emulator.set_latency(0.2)
+    first = asyncio.ensure_future(iterator.__anext__())
+    await asyncio.sleep(0.05)  # the first page is on its way
+    with pytest.raises(RuntimeError, match="already fetching"):
+        await iterator.__anext__()
+    emulator.set_latency(0.0)
+    seen = [(await first)["task_id"]] + [task["task_id"] async for task in iterator]
+    assert len(seen) == len(set(seen)) == 120
+    assert emulator.counters()["service_tasks"] == 3
+
+
 async def test_async_calls_are_coroutines(aclient: monapi.AsyncClient) -> None:
     call = aclient.agents()
     assert asyncio.iscoroutine(call)

@@ -15,7 +15,7 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import agents_and_token, count_tasks
+from helpers import agents_and_token, async_count_tasks, count_tasks
 
 # Set by test_a_forked_process_inherits_a_working_client (fork children inherit globals).
 INHERITED: monapi.Client | None = None
@@ -91,6 +91,33 @@ def test_multiprocessing_pool(client: monapi.Client, emulator: Emulator, method:
     current = client.token
     assert current is not None and token == current["access_token"]
     assert emulator.counters()["token"] == 1  # every worker resumed the pickled token
+
+
+async def test_os_fork_child_uses_the_parent_async_client(
+    aclient: monapi.AsyncClient, emulator: Emulator
+) -> None:
+    await aclient.service_tasks()  # runtime, loop bridge, connection and token in the parent
+    pid = os.fork()
+    if pid == 0:  # child: a new loop of its own, the inherited client
+        code = 1
+        try:
+            code = 0 if async_count_tasks(aclient) == 120 else 3
+        finally:
+            os._exit(code)
+    assert _wait(pid, 30) == 0
+    assert emulator.counters()["token"] == 1
+    assert len(await aclient.service_tasks(3)) == 20  # the parent's loop goes on
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_multiprocessing_pool_with_the_async_client(emulator: Emulator, method: str) -> None:
+    aclient = emulator.async_client()
+    assert async_count_tasks(aclient) == 120  # logged in, in the parent
+    context = multiprocessing.get_context(method)
+    with context.Pool(2) as pool:
+        counts = pool.map_async(async_count_tasks, [aclient, aclient]).get(timeout=120)
+    assert counts == [120, 120]
+    assert emulator.counters()["token"] == 1
 
 
 def _child_uses_inherited() -> None:

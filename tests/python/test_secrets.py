@@ -88,3 +88,45 @@ def test_debug_logging_is_silent_when_disabled(
     with caplog.at_level(logging.DEBUG, logger="monapi"):
         client.agents()
     assert [r for r in caplog.records if r.name == "monapi"]
+
+
+async def test_no_secret_from_the_async_client_or_a_broken_connection(
+    emulator: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    tokens: list[str] = []
+
+    def remember(token: monapi.Token) -> None:
+        tokens.extend([token["access_token"], token["refresh_token"]])
+
+    aclient = emulator.async_client(on_token=remember, max_retries=0)
+    client = emulator.client(on_token=remember, max_retries=0)
+    texts: list[str] = []
+    errors: list[monapi.MonapiError] = []
+    with caplog.at_level(logging.DEBUG, logger="monapi"):
+        await aclient.login()
+        client.login()
+        texts += [repr(aclient), repr(aclient.token), repr(client)]
+        # The connection breaks after the request (with its access_token in the URL) went out.
+        for kind in ("drop_connection", "truncated_body"):
+            emulator.set_faults(next=[kind])
+            with pytest.raises(monapi.ConnectionError) as caught:
+                await aclient.agents()
+            errors.append(caught.value)
+            emulator.set_faults(next=[kind])
+            with pytest.raises(monapi.ConnectionError) as sync_caught:
+                client.service_tasks()
+            errors.append(sync_caught.value)
+        emulator.set_faults(next=["error_503"])
+        with pytest.raises(monapi.ApiError) as api:
+            await aclient.service_report(10001)
+        errors.append(api.value)
+        emulator.expire_tokens()
+        emulator.revoke_refresh_tokens()
+        assert await aclient.service_tasks()  # refresh refused, then a new login
+    for error in errors:
+        texts += [str(error), repr(error), repr(error.__dict__), repr(error.__cause__)]
+    records = [r.getMessage() for r in caplog.records if r.name.startswith("monapi")]
+    assert len(tokens) == 6 and len(errors) == 5
+    assert any("refresh grant" in m for m in records), records
+    for text in texts + records:
+        assert_clean(text, tokens)

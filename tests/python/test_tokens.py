@@ -3,10 +3,12 @@ the emulator."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -158,3 +160,45 @@ def test_concurrent_calls_across_an_expiry_make_one_token_request(
         t.join(timeout=30)
     assert not errors
     assert emulator.counters()["token"] - before == 1
+
+
+class Saver:
+    """The usual shape: an object that owns a client and saves its tokens (a cycle)."""
+
+    def __init__(self, emulator: Emulator, async_client: bool) -> None:
+        self.saved: list[monapi.Token] = []
+        make = emulator.async_client if async_client else emulator.client
+        self.client: monapi.Client | monapi.AsyncClient = make(on_token=self.save)
+
+    def save(self, token: monapi.Token) -> None:
+        self.saved.append(token)
+
+
+@pytest.mark.parametrize("async_client", [False, True])
+def test_a_client_in_a_cycle_through_on_token_is_garbage_collected(
+    emulator: Emulator, async_client: bool
+) -> None:
+    saver = Saver(emulator, async_client)
+    if isinstance(saver.client, monapi.Client):
+        saver.client.login()
+        assert len(saver.saved) == 1
+    gone = weakref.ref(saver)
+    del saver
+    gc.collect()
+    assert gone() is None
+
+
+async def test_an_exception_in_on_token_of_the_async_client_is_logged(
+    emulator: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(token: monapi.Token) -> None:
+        raise RuntimeError("cannot save")
+
+    client = emulator.async_client(on_token=broken)
+    with caplog.at_level(logging.WARNING, logger="monapi"):
+        assert await client.agents()
+        emulator.expire_tokens()
+        assert await client.agents()
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "monapi"]
+    assert len(warnings) == 2 and all("on_token" in w.getMessage() for w in warnings)
+    assert emulator.counters()["token"] == 2

@@ -62,7 +62,7 @@ class Client:
         *,
         start_date: _Date | None = None,
         end_date: _Date | None = None,
-        monitor: int | None = None,
+        monitor: int | str | None = None,
     ) -> dict[str, Any]: ...
     def response_time_distribution(
         self, task_id: _TaskId, *, start_date: _Date | None = None, end_date: _Date | None = None
@@ -113,7 +113,7 @@ class AsyncClient:
         *,
         start_date: _Date | None = None,
         end_date: _Date | None = None,
-        monitor: int | None = None,
+        monitor: int | str | None = None,
     ) -> Awaitable[dict[str, Any]]: ...
     def response_time_distribution(
         self, task_id: _TaskId, *, start_date: _Date | None = None, end_date: _Date | None = None
