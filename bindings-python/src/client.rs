@@ -10,6 +10,7 @@ use monapi::{ClientBuilder, Request, Secret, Token, PAGE_SIZE};
 use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration, PyTypeError};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::PyTraverseError;
 
@@ -350,9 +351,9 @@ impl Shared {
         let state = PyDict::new(py);
         state.set_item("base_url", &s.base_url)?;
         state.set_item("client_id", &s.client_id)?;
-        state.set_item("client_secret", s.client_secret.as_ref().map(Secret::expose))?;
+        state.set_item("client_secret", redacted(py, s.client_secret.as_ref())?)?;
         state.set_item("username", &s.username)?;
-        state.set_item("password_md5", s.password_md5.as_ref().map(Secret::expose))?;
+        state.set_item("password_md5", redacted(py, s.password_md5.as_ref())?)?;
         state.set_item("token", self.token_py(py)?)?;
         state.set_item("timeout", s.timeout.map(|d| d.as_secs_f64()))?;
         state.set_item("connect_timeout", s.connect_timeout.map(|d| d.as_secs_f64()))?;
@@ -385,6 +386,16 @@ impl Shared {
     fn base_url(&self) -> Option<String> {
         self.settings.base_url.clone()
     }
+}
+
+static REDACTED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A secret for the pickled state: a `str` subclass whose repr hides it.
+fn redacted<'py>(py: Python<'py>, secret: Option<&Secret>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let class = REDACTED.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import("monapi._token")?.getattr("_Redacted")?.unbind())
+    })?;
+    secret.map(|s| class.bind(py).call1((s.expose(),))).transpose()
 }
 
 fn service_tasks_request(py: Python<'_>, page: i64) -> PyResult<Request> {

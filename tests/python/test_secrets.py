@@ -34,6 +34,8 @@ def test_no_secret_in_reprs_errors_or_debug_logs(
         texts += [repr(client), str(client), repr(aclient), repr(emulator)]
         token = client.login()
         texts += [repr(token), str(token), repr(client), repr(client.token)]
+        # What pickle sees holds the secrets (a worker must log in), but its repr does not.
+        texts += [repr(client.__reduce__()), repr(aclient.__reduce__())]
         client.agents()
         emulator.expire_tokens()
         client.service_tasks()  # rejected, refreshed, repeated

@@ -37,3 +37,13 @@ class Token(dict[str, Any]):
         return f"<monapi.Token {self.get('token_type') or 'bearer'}, {expiry}>"
 
     __str__ = __repr__
+
+
+class _Redacted(str):
+    """A secret in a pickled client's state (its client secret, its password's MD5): the
+    string itself, but its ``repr`` (and so the repr of the state) does not show it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'[redacted]'"
