@@ -5,7 +5,10 @@ client runs many calls at once, cancels cleanly, and works in an already running
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -210,3 +213,38 @@ def test_a_waiting_sync_call_can_be_interrupted(client: monapi.Client, emulator:
     assert time.monotonic() - started < 2.0
     emulator.set_latency(0.0)
     assert client.agents()
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_monapi_runtime_threads_sizes_the_runtime(threads: str) -> None:
+    # Linux: the runtime's workers are the threads named monapi-runtime.
+    # A new thread names itself once it runs: count until the number holds (bounded).
+    program = (
+        "import os, time\n"
+        "from monapi.testing import Emulator\n"
+        "def count():\n"
+        "    names = []\n"
+        "    for task in os.listdir('/proc/self/task'):\n"
+        "        try:\n"
+        "            names.append(open(f'/proc/self/task/{task}/comm').read().strip())\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return names.count('monapi-runtime')\n"
+        "with Emulator() as emulator:\n"
+        "    emulator.client().agents()\n"
+        "    for _ in range(100):\n"
+        f"        if count() >= {threads}:\n"
+        "            break\n"
+        "        time.sleep(0.05)\n"
+        "    time.sleep(0.1)\n"
+        "    print(count())\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "MONAPI_RUNTIME_THREADS": threads},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert run.stdout.strip() == threads
