@@ -30,8 +30,10 @@ def test_pip_install_at_the_root_installs_a_working_typed_abi3_package(
     for name in ("__init__.py", "errors.py", "testing.py", "_native.pyi", "py.typed"):
         assert (package / name).is_file(), name
     assert [p.name for p in package.glob("_native*.so")] == ["_native.abi3.so"]
-    (wheel_file,) = site.glob("monapi-*.dist-info/WHEEL")
-    assert "Tag: cp310-abi3-" in wheel_file.read_text(encoding="utf-8")
+    (dist_info,) = site.glob("monapi-*.dist-info")
+    assert "Tag: cp310-abi3-" in (dist_info / "WHEEL").read_text(encoding="utf-8")
+    licenses = {p.name for p in dist_info.rglob("LICENSE-*")}
+    assert licenses == {"LICENSE-MIT", "LICENSE-APACHE"}
 
     program = (
         "import monapi\n"
