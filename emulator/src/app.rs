@@ -127,6 +127,8 @@ pub(crate) struct Issued {
 // Above this many stored access tokens, expired ones are forgotten (they then read as
 // invalid rather than expired), so long benchmarks do not grow the map without bound.
 const ACCESS_TOKENS_KEPT: usize = 10_000;
+/// The longest token lifetime the emulator issues (100 years); longer settings are cut to it.
+const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
 pub(crate) struct App {
     pub(crate) world: Arc<World>,
@@ -302,7 +304,8 @@ impl App {
     }
 
     pub(crate) fn issue(&self, client_id: &str) -> Issued {
-        let ttl = self.knobs().token_ttl;
+        // A lifetime past any test's horizon is "never expires", not an Instant overflow.
+        let ttl = self.knobs().token_ttl.min(LONGEST_TOKEN_TTL);
         let issued = Issued {
             access_token: random_token(),
             refresh_token: random_token(),

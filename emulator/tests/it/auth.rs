@@ -343,6 +343,21 @@ async fn ttl_changes_apply_to_tokens_issued_afterwards() {
 }
 
 #[tokio::test]
+async fn a_lifetime_past_any_horizon_issues_a_token_that_does_not_expire() {
+    let env = start().await;
+    env.emu.set_token_ttl(Duration::MAX);
+    let reply = env.password_grant().await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let lifetime = reply.json["expires_in"].as_u64().unwrap();
+    assert!(lifetime >= 100 * 365 * 24 * 3600, "{lifetime}");
+    let token = reply.json["access_token"].as_str().unwrap();
+    assert_eq!(
+        env.get_auth(token, "/v2/agent/lists.json", &[]).await.status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
 async fn expire_tokens_keeps_refresh_tokens() {
     let env = start().await;
     let tokens = env.password_grant().await.json;
