@@ -127,8 +127,9 @@ pub(crate) struct Issued {
 // Above this many stored access tokens, expired ones are forgotten (they then read as
 // invalid rather than expired), so long benchmarks do not grow the map without bound.
 const ACCESS_TOKENS_KEPT: usize = 10_000;
-/// The longest token lifetime the emulator issues (100 years); longer settings are cut to it.
-const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+/// The longest token lifetime the emulator issues (2^32 - 1 seconds, about 136 years);
+/// longer settings are cut to it.
+const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
 
 pub(crate) struct App {
     pub(crate) world: Arc<World>,
