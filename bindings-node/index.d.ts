@@ -28,6 +28,18 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * An OAuth token pair, as the token endpoint issued it, plus `expires_at` (when the access
  * token expires, in unix seconds; stamped by the SDK on arrival). Save it and pass it back as
  * the `token` option to resume without logging in again.
+ *
+ * It is a plain object (`JSON.stringify`, spreading and deep equality see only the fields
+ * below), but `console.log(token)` / `util.inspect(token)` show only its type and expiry,
+ * never the two secrets. What bypasses custom inspection prints everything: a copy made by
+ * spreading, `console.dir(token)`, `util.inspect(token, { customInspect: false })`.
+ *
+ * @example
+ * ```js
+ * const token = await client.login()
+ * console.log(token) // Token { token_type: 'bearer', expires_in: 3600, ..., access_token: '[redacted]', ... }
+ * fs.writeFileSync('token.json', JSON.stringify(token)) // the full token, to resume with
+ * ```
  */
 export interface Token {
   /** Sent as `access_token` with every call. A secret. */
@@ -42,6 +54,31 @@ export interface Token {
   refresh_token: string | null
   /** When the access token expires (unix seconds); `null` for a saved token that lacks it. */
   expires_at: number | null
+}
+
+/**
+ * A token to resume with (the `token` option of {@link Client}): a {@link Token} from
+ * `login()`, `refresh()`, `client.token` or `onToken`, or the token endpoint's answer saved
+ * as it came, without `expires_at` (such a token is used until the service rejects it, then
+ * renewed). Only `access_token` and `expires_in` are required; `expires_in` may be a string,
+ * as the service's documentation types it.
+ *
+ * @example
+ * ```js
+ * const saved = { access_token: 'a1', expires_in: 3600, token_type: 'bearer', scope: null, refresh_token: 'r1' }
+ * const client = new Client({ token: saved })
+ * ```
+ */
+export interface SavedToken {
+  /** A secret. */
+  access_token: string
+  expires_in: number | string
+  token_type?: string
+  scope?: JsonValue
+  /** A secret; without it the token cannot be refreshed. */
+  refresh_token?: string | null
+  /** Unix seconds; absent or `null` when not known. */
+  expires_at?: number | null
 }
 
 /** One service monitoring task of the service task list (all values are strings). */
@@ -89,13 +126,17 @@ export interface ServiceRecord {
   [field: string]: string | undefined
 }
 
-/**
- * A service task report: series name (depends on the service type, e.g. `apache_rps`) to its
- * records, one per check. An empty report may arrive as `[]` (the service is PHP).
- */
-export interface ServiceReport {
+/** The series of a service task report: series name to its records, one per check. */
+export interface ServiceReportSeries {
   [series: string]: ServiceRecord[]
 }
+
+/**
+ * A service task report: series name (depends on the service type, e.g. `apache_rps`) to its
+ * records, one per check. An empty report may arrive as `[]` (the service is PHP, whose empty
+ * map is a JSON array); `Object.entries(report)` works on either form.
+ */
+export type ServiceReport = ServiceReportSeries | []
 
 /** Response times at one check (decimal strings; milliseconds, very likely). */
 export interface ResponseTime {
@@ -142,14 +183,17 @@ export interface SiteReport {
   [pointId: string]: MonitoringPoint
 }
 
-/** A bucket of the response-time distribution. */
+/**
+ * A bucket of the response-time distribution. The service's examples send `start`, `end` and
+ * `count` as JSON numbers, its documentation calls them strings: either arrives as sent.
+ */
 export interface Bucket {
-  /** Bucket start, milliseconds. */
-  start: number
-  /** Bucket end, milliseconds. */
-  end: number
-  /** Checks whose response time fell in the bucket. */
-  count: number
+  /** Bucket start, milliseconds (a number, or a string of digits). */
+  start: number | string
+  /** Bucket end, milliseconds (a number, or a string of digits). */
+  end: number | string
+  /** Checks whose response time fell in the bucket (a number, or a string of digits). */
+  count: number | string
   /** Share of all checks, percent with two decimals, e.g. `"11.81"`. */
   percent: string
 }
@@ -161,7 +205,8 @@ export interface Distribution {
 
 /** One created task of a create batch. */
 export interface CreatedTask {
-  task_id: number
+  /** The new task's id: a JSON number in the service's examples, possibly a string. */
+  task_id: number | string
 }
 
 /** An id: a non-negative integer, a string of digits (as the service sends them), or a bigint. */
@@ -358,8 +403,11 @@ export interface ClientOptions {
   password?: string
   /** The password already hashed: 32 hexadecimal characters (instead of `password`). */
   passwordMd5?: string
-  /** A saved token to resume with (an object from `login()`/`client.token`, or its JSON). */
-  token?: Token | string | null
+  /**
+   * A saved token to resume with: an object from `login()`/`client.token`/`onToken`, the
+   * token endpoint's answer as saved (without `expires_at`), or the JSON text of either.
+   */
+  token?: SavedToken | string | null
   /**
    * Called with every new token (login, refresh, re-login), e.g. to save it. It runs on the
    * main thread shortly after the token arrives (possibly after the call that caused it has
@@ -367,9 +415,9 @@ export interface ClientOptions {
    * a rejected Promise from it becomes a process warning (`MONAPI_ON_TOKEN`), not a crash.
    */
   onToken?: (token: Token) => void | Promise<void>
-  /** Overall timeout of one HTTP exchange, in milliseconds (default 30000). */
+  /** Overall timeout of one HTTP exchange, in milliseconds: more than 0, at most 2^31 - 1 (default 30000). */
   timeoutMs?: number
-  /** Timeout for making a connection, in milliseconds (default 10000). */
+  /** Timeout for making a connection, in milliseconds: more than 0, at most 2^31 - 1 (default 10000). */
   connectTimeoutMs?: number
   /** Retries of a read after a connection error, 429 or 502/503/504 (default 2). */
   maxRetries?: number
@@ -522,6 +570,7 @@ export declare class Client {
    * Every service task, page after page (fetched as the iteration goes); stops after the
    * first page with fewer than {@link PAGE_SIZE} tasks.
    *
+   * @throws {MonapiError} `DECODE` (with `endpoint`) when a page is not a JSON array.
    * @example
    * ```js
    * for await (const task of client.iterServiceTasks()) {
@@ -624,9 +673,9 @@ export interface FaultSettings {
 export interface EmulatorOptions {
   /** Seed of the generated data (default 42). */
   seed?: number | bigint
-  /** Lifetime of access tokens, in seconds (default 3600). */
+  /** Lifetime of access tokens, in seconds, 0 to 2^32 - 1 (default 3600). */
   tokenTtl?: number
-  /** Delay before every answer, in milliseconds (default 0). */
+  /** Delay before every answer, in milliseconds, 0 to 2^31 - 1 (default 0). */
   latencyMs?: number
   /** Number of seeded service tasks, ids from 10001 (default 120: three pages). */
   serviceTasks?: number
@@ -659,7 +708,8 @@ export interface StoredServerTask {
  * The bundled emulator of the service, running in this process on 127.0.0.1 (a free port) on
  * a thread of its own. It serves the demo account (`clientId`, `clientSecret`, `username`,
  * `password`), seeded data (service tasks 10001..., site tasks 20001-20005) and test knobs.
- * It does not keep Node alive; stop it with {@link Emulator.stop}.
+ * It does not keep Node alive; stop it with {@link Emulator.stop} (one that is forgotten is
+ * stopped when it is garbage-collected, without blocking the main thread).
  *
  * @example
  * ```js
@@ -760,7 +810,7 @@ export declare class Emulator {
   serverTasks(): StoredServerTask[]
 
   /**
-   * Lifetime of access tokens issued from now on, in seconds.
+   * Lifetime of access tokens issued from now on, in seconds (0 to 2^32 - 1).
    *
    * @example
    * ```js
@@ -770,7 +820,7 @@ export declare class Emulator {
   setTokenTtl(seconds: number): void
 
   /**
-   * Delay before every answer from now on, in milliseconds.
+   * Delay before every answer from now on, in milliseconds (0 to 2^31 - 1).
    *
    * @example
    * ```js

@@ -79,6 +79,39 @@ function invalid(field, rule) {
   return new MonapiError(`invalid input: \`${field}\` ${rule}`, { code: 'INVALID_INPUT', field })
 }
 
+/** Bad input in task `index` of a create batch, worded as the core words it. */
+function invalidTask(index, field, rule) {
+  const what = field === '' ? rule : `\`${field}\` ${rule}`
+  return new MonapiError(`invalid input: task ${index}: ${what}`, {
+    code: 'INVALID_INPUT',
+    field: field === '' ? 'tasks' : field,
+    index,
+    failedIndex: index,
+  })
+}
+
+/**
+ * Where the first bigint in `value` is, as the core names task fields (`a.b`, `a[0]`): `''`
+ * for `value` itself, `undefined` if there is none.
+ */
+function bigintPath(value, path, seen) {
+  if (typeof value === 'bigint') return path
+  if (value === null || typeof value !== 'object' || seen.has(value)) return undefined
+  seen.add(value)
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = bigintPath(value[i], `${path}[${i}]`, seen)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const key of Object.keys(value)) {
+    const found = bigintPath(value[key], path === '' ? key : `${path}.${key}`, seen)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 /** Runs a native call (sync or async), rethrowing its failure as a MonapiError. */
 async function invoke(call) {
   try {
@@ -151,13 +184,19 @@ function text(value, field) {
   return value
 }
 
-function positive(value, field) {
+/**
+ * A number for the native side, which checks its range and names the rule (the same rules as
+ * here): a huge value must be INVALID_INPUT, never a panic when it becomes a Duration.
+ */
+function number(value, field, rule) {
   if (isUnset(value)) return undefined
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalid(field, 'must be a positive number of milliseconds')
-  }
+  if (typeof value !== 'number') throw invalid(field, rule)
   return value
 }
+
+const TIMEOUT_RULE = 'must be a positive number of milliseconds, at most 2147483647 (2^31 - 1, about 24.8 days)'
+const LATENCY_RULE = 'must be a number of milliseconds from 0 to 2147483647 (2^31 - 1, about 24.8 days)'
+const TTL_RULE = 'must be a number of seconds from 0 to 4294967295 (2^32 - 1, about 136 years)'
 
 function count(value, field, max) {
   if (isUnset(value)) return undefined
@@ -215,6 +254,40 @@ function warnCallback(error) {
   process.emitWarning(`monapi: the onToken callback failed: ${detail}`, { code: 'MONAPI_ON_TOKEN' })
 }
 
+/**
+ * `util.inspect` of a token (`this`): its type and expiry, never the token values. Installed
+ * as a non-enumerable own property, so JSON, spreading and deep equality ignore it.
+ */
+function inspectToken(depth, inspectOptions, inspect = util.inspect) {
+  const expiresAt = typeof this.expires_at === 'number' ? this.expires_at : null
+  const shown = {
+    token_type: this.token_type,
+    expires_in: this.expires_in,
+    expires_at: expiresAt,
+    expires: expiresAt === null ? null : safeIso(expiresAt),
+    access_token: '[redacted]',
+    refresh_token: isUnset(this.refresh_token) ? this.refresh_token : '[redacted]',
+  }
+  return `Token ${inspect(shown, { ...inspectOptions, depth })}`
+}
+
+function safeIso(seconds) {
+  const date = new Date(seconds * 1000)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}
+
+/** A token (JSON from the native side) as a plain object that does not print its secrets. */
+function token(json) {
+  const value = JSON.parse(json)
+  Object.defineProperty(value, util.inspect.custom, {
+    value: inspectToken,
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  })
+  return value
+}
+
 const PAGE_SIZE = native.PAGE_SIZE
 const VERSION = native.version()
 
@@ -224,10 +297,10 @@ class Client {
 
   constructor(opts) {
     const o = options(opts, 'options', CLIENT_OPTIONS)
-    let token
+    let saved
     if (!isUnset(o.token)) {
-      if (typeof o.token === 'string') token = o.token
-      else if (isPlainObject(o.token)) token = JSON.stringify(o.token)
+      if (typeof o.token === 'string') saved = o.token
+      else if (isPlainObject(o.token)) saved = JSON.stringify(o.token)
       else throw invalid('token', 'must be a token object (or its JSON) as returned by login() or client.token')
     }
     if (!isUnset(o.onToken) && typeof o.onToken !== 'function') {
@@ -240,9 +313,9 @@ class Client {
       username: text(o.username, 'username'),
       password: text(o.password, 'password'),
       passwordMd5: text(o.passwordMd5, 'passwordMd5'),
-      token,
-      timeoutMs: positive(o.timeoutMs, 'timeoutMs'),
-      connectTimeoutMs: positive(o.connectTimeoutMs, 'connectTimeoutMs'),
+      token: saved,
+      timeoutMs: number(o.timeoutMs, 'timeoutMs', TIMEOUT_RULE),
+      connectTimeoutMs: number(o.connectTimeoutMs, 'connectTimeoutMs', TIMEOUT_RULE),
       maxRetries: count(o.maxRetries, 'maxRetries', 1000),
       userAgent: text(o.userAgent, 'userAgent'),
     }
@@ -251,7 +324,7 @@ class Client {
       const onToken = o.onToken
       listener = (json) => {
         try {
-          const result = onToken(JSON.parse(json))
+          const result = onToken(token(json))
           if (result && typeof result.then === 'function') result.then(undefined, warnCallback)
         } catch (error) {
           warnCallback(error)
@@ -269,7 +342,7 @@ class Client {
   get token() {
     if (this.#native.closed) return null
     const json = invokeSync(() => this.#native.token())
-    return json === null ? null : JSON.parse(json)
+    return json === null ? null : token(json)
   }
 
   get baseUrl() {
@@ -282,12 +355,12 @@ class Client {
 
   async login() {
     const n = this.#open()
-    return JSON.parse(await invoke(() => n.login()))
+    return token(await invoke(() => n.login()))
   }
 
   async refresh() {
     const n = this.#open()
-    return JSON.parse(await invoke(() => n.refresh()))
+    return token(await invoke(() => n.refresh()))
   }
 
   async createServerTasks(tasks) {
@@ -297,6 +370,13 @@ class Client {
     try {
       json = JSON.stringify(tasks)
     } catch (error) {
+      for (let i = 0; i < tasks.length; i += 1) {
+        const path = bigintPath(tasks[i], '', new Set())
+        if (path === '') throw invalidTask(i, '', 'must be a task object, not a bigint')
+        if (path !== undefined) {
+          throw invalidTask(i, path, 'is a bigint, which JSON cannot hold: give a number or a string')
+        }
+      }
       throw invalid('tasks', `cannot be converted to JSON: ${error && error.message}`)
     }
     return parse(await invoke(() => n.createServerTasks(json)), ENDPOINTS.createServerTasks)
@@ -315,6 +395,15 @@ class Client {
   async *iterServiceTasks() {
     for (let page = 1; ; page += 1) {
       const tasks = await this.serviceTasks({ page })
+      if (!Array.isArray(tasks)) {
+        const endpoint = ENDPOINTS.serviceTasks
+        // Say what arrived, never what it says.
+        const kind = tasks === null ? 'null' : typeof tasks
+        throw new MonapiError(
+          `${endpoint}: could not decode the answer: page ${page} is not a JSON array of tasks (got ${kind === 'object' ? 'an object' : kind})`,
+          { code: 'DECODE', endpoint },
+        )
+      }
       yield* tasks
       if (tasks.length < PAGE_SIZE) return
     }
@@ -415,14 +504,6 @@ function faultsJson(value, name) {
 const DEMO = native.demoAccount()
 const CONSTRUCT = Symbol('monapi.Emulator')
 
-function nonNegative(value, field) {
-  if (isUnset(value)) return undefined
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalid(field, 'must be a non-negative number')
-  }
-  return value
-}
-
 /** The bundled emulator of the service, in this process (see index.d.ts). */
 class Emulator {
   #native
@@ -442,8 +523,8 @@ class Emulator {
     }
     const config = {
       seed,
-      tokenTtl: nonNegative(o.tokenTtl, 'tokenTtl'),
-      latencyMs: nonNegative(o.latencyMs, 'latencyMs'),
+      tokenTtl: number(o.tokenTtl, 'tokenTtl', TTL_RULE),
+      latencyMs: number(o.latencyMs, 'latencyMs', LATENCY_RULE),
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultsJson(o.faults, 'faults'),
     }
@@ -484,13 +565,13 @@ class Emulator {
   }
 
   setTokenTtl(seconds) {
-    const ttl = nonNegative(seconds, 'seconds')
+    const ttl = number(seconds, 'seconds', TTL_RULE)
     if (ttl === undefined) throw invalid('seconds', 'is required')
     invokeSync(() => this.#native.setTokenTtl(ttl))
   }
 
   setLatency(ms) {
-    const latency = nonNegative(ms, 'ms')
+    const latency = number(ms, 'ms', LATENCY_RULE)
     if (latency === undefined) throw invalid('ms', 'is required')
     invokeSync(() => this.#native.setLatency(latency))
   }

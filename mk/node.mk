@@ -1,11 +1,15 @@
 # Node package `monapi` (napi-rs): the native addon and its JS layer in bindings-node/, the
 # suite in tests/node/, the quickstart, the benchmark. Included from the root Makefile, which
-# sets SHELL := bash with -eu -o pipefail and CARGO ?= cargo. Needs only node (>= 18; 20 in
-# CI), npm and cargo: @napi-rs/cli and typescript are devDependencies (package-lock.json).
+# sets SHELL := bash with -eu -o pipefail and CARGO ?= cargo (also defaulted here, so that
+# `make -f mk/node.mk ...` works alone). Needs npm, cargo and node >= 20.18.1 on 20.x (CI runs
+# 20), or >= 22.13: the dev tools require it (@napi-rs/cli 3: ^20.17 || ^22.13 || >= 23.5;
+# undici 7, for the bench: >= 20.18.1). They are devDependencies with typescript and
+# @types/node (package-lock.json). The package itself supports node >= 18 (`engines`).
 #
 # Rust builds use their own target directory ($(NODE_TARGET_DIR)) so that they never wait on
 # the cargo lock of the other builds.
 
+CARGO ?= cargo
 NODE ?= node
 NPM ?= npm
 NODE_TARGET_DIR ?= target-node
@@ -35,7 +39,7 @@ node-typecheck: node-env
 
 ## node-test: build, type-check, then the node:test suite (operations, errors, tokens, drift check, npm pack install check)
 node-test: node-build node-typecheck
-	$(NODE_ENV_VARS) $(NODE) --test tests/node/
+	$(NODE_ENV_VARS) $(NODE) --test tests/node/*.test.mjs
 
 ## node-demo: run examples/quickstart.mjs (the MONAPI_* variables come from the caller)
 node-demo: node-build

@@ -85,11 +85,17 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn millis(field: &str, ms: f64) -> napi::Result<Duration> {
-    if !ms.is_finite() || ms <= 0.0 {
-        return Err(invalid_input(field, "must be a positive number of milliseconds"));
+/// The longest timeout: 2^31 - 1 ms (about 24.8 days), the most `setTimeout` takes too.
+pub(crate) const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A timeout in milliseconds as a `Duration`; out of range (including huge values that
+/// `Duration::from_secs_f64` would panic on) is `INVALID_INPUT` naming the option.
+pub(crate) fn millis(field: &str, ms: f64) -> napi::Result<Duration> {
+    let rule = "must be a positive number of milliseconds, at most 2147483647 (2^31 - 1, about 24.8 days)";
+    if !(ms > 0.0 && ms <= MAX_TIMEOUT_MS) {
+        return Err(invalid_input(field, rule));
     }
-    Ok(Duration::from_secs_f64(ms / 1000.0))
+    Duration::try_from_secs_f64(ms / 1000.0).map_err(|_| invalid_input(field, rule))
 }
 
 fn parse_id(field: &str, text: &str) -> napi::Result<u64> {
@@ -362,4 +368,38 @@ fn build(
         });
     }
     builder.build().map_err(from_core)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_timeouts_are_invalid_input_not_panics() {
+        for ms in [
+            1e23,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+            0.0,
+            -1.0,
+            MAX_TIMEOUT_MS + 1.0,
+        ] {
+            let error = millis("timeoutMs", ms).unwrap_err();
+            let json = error.reason.strip_prefix(crate::errors::MARK).unwrap();
+            let payload: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(payload["code"], "INVALID_INPUT");
+            assert_eq!(payload["field"], "timeoutMs");
+            assert!(payload["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 2147483647"));
+        }
+        assert_eq!(millis("timeoutMs", 250.0).unwrap(), Duration::from_millis(250));
+        assert_eq!(
+            millis("timeoutMs", MAX_TIMEOUT_MS).unwrap(),
+            Duration::from_millis(2_147_483_647)
+        );
+    }
 }

@@ -48,11 +48,41 @@ pub fn demo_account() -> DemoAccount {
     }
 }
 
-fn seconds(field: &str, value: f64, scale: f64) -> napi::Result<Duration> {
-    if !value.is_finite() || value < 0.0 {
-        return Err(invalid_input(field, "must be a non-negative number"));
+/// The longest latency: 2^31 - 1 ms (about 24.8 days), as for `setTimeout`.
+pub(crate) const MAX_LATENCY_MS: f64 = 2_147_483_647.0;
+/// The longest token lifetime: 2^32 - 1 s (about 136 years), far from any overflow of
+/// `Instant + ttl` in the emulator and exact as a JavaScript number.
+pub(crate) const MAX_TOKEN_TTL_SECS: f64 = 4_294_967_295.0;
+
+/// A latency in milliseconds (`latencyMs`, `setLatency(ms)`).
+pub(crate) fn latency(field: &str, ms: f64) -> napi::Result<Duration> {
+    bounded(
+        field,
+        ms,
+        MAX_LATENCY_MS,
+        1000.0,
+        "must be a number of milliseconds from 0 to 2147483647 (2^31 - 1, about 24.8 days)",
+    )
+}
+
+/// A token lifetime in seconds (`tokenTtl`, `setTokenTtl(seconds)`).
+pub(crate) fn token_ttl(field: &str, seconds: f64) -> napi::Result<Duration> {
+    bounded(
+        field,
+        seconds,
+        MAX_TOKEN_TTL_SECS,
+        1.0,
+        "must be a number of seconds from 0 to 4294967295 (2^32 - 1, about 136 years)",
+    )
+}
+
+/// `value / scale` seconds, for `value` from 0 to `max`; anything else (NaN, negative, huge:
+/// `Duration::from_secs_f64` would panic) is `INVALID_INPUT` naming `field` and `rule`.
+fn bounded(field: &str, value: f64, max: f64, scale: f64, rule: &str) -> napi::Result<Duration> {
+    if !(value >= 0.0 && value <= max) {
+        return Err(invalid_input(field, rule));
     }
-    Ok(Duration::from_secs_f64(value / scale))
+    Duration::try_from_secs_f64(value / scale).map_err(|_| invalid_input(field, rule))
 }
 
 fn faults(json: &str) -> napi::Result<Faults> {
@@ -64,6 +94,23 @@ fn faults(json: &str) -> napi::Result<Faults> {
 pub struct NativeEmulator {
     inner: Mutex<Option<Emulator>>,
     base_url: String,
+}
+
+impl Drop for NativeEmulator {
+    /// A forgotten emulator is dropped by its finalizer, on the JavaScript main thread.
+    /// Dropping a `monapi_emulator::Emulator` signals the shutdown and joins the server
+    /// thread, which lets in-flight requests run for up to its grace period (a second): that
+    /// wait happens on a short-lived thread of its own, so the main thread never blocks.
+    fn drop(&mut self) {
+        let emulator = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(emulator) = emulator {
+            // If no thread can be started, the closure (and the emulator) is dropped here:
+            // the old, blocking behaviour, rather than a leak of the server.
+            let _ = std::thread::Builder::new()
+                .name("monapi-emulator-drop".into())
+                .spawn(move || drop(emulator));
+        }
+    }
 }
 
 #[napi]
@@ -79,10 +126,10 @@ impl NativeEmulator {
                     .map_err(|_| invalid_input("seed", "must be a non-negative integer"))?;
             }
             if let Some(ttl) = options.token_ttl {
-                config.token_ttl = seconds("tokenTtl", ttl, 1.0)?;
+                config.token_ttl = token_ttl("tokenTtl", ttl)?;
             }
             if let Some(ms) = options.latency_ms {
-                config.latency = seconds("latencyMs", ms, 1000.0)?;
+                config.latency = latency("latencyMs", ms)?;
             }
             if let Some(n) = options.service_tasks {
                 config.service_tasks = n as usize;
@@ -138,7 +185,7 @@ impl NativeEmulator {
     #[napi(catch_unwind)]
     pub fn set_token_ttl(&self, seconds_: f64) -> napi::Result<()> {
         guard(|| {
-            let ttl = seconds("seconds", seconds_, 1.0)?;
+            let ttl = token_ttl("seconds", seconds_)?;
             self.with(|e| e.set_token_ttl(ttl))
         })
     }
@@ -147,7 +194,7 @@ impl NativeEmulator {
     #[napi(catch_unwind)]
     pub fn set_latency(&self, ms: f64) -> napi::Result<()> {
         guard(|| {
-            let latency = seconds("ms", ms, 1000.0)?;
+            let latency = latency("ms", ms)?;
             self.with(|e| e.set_latency(latency))
         })
     }
@@ -199,5 +246,57 @@ impl NativeEmulator {
             }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload_of(error: napi::Error) -> serde_json::Value {
+        let json = error.reason.strip_prefix(crate::errors::MARK).unwrap();
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn huge_durations_are_invalid_input_not_panics() {
+        for value in [
+            1e30,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+            -1.0,
+            MAX_TOKEN_TTL_SECS + 1.0,
+        ] {
+            let payload = payload_of(token_ttl("tokenTtl", value).unwrap_err());
+            assert_eq!(payload["code"], "INVALID_INPUT");
+            assert_eq!(payload["field"], "tokenTtl");
+            assert!(payload["message"]
+                .as_str()
+                .unwrap()
+                .contains("from 0 to 4294967295"));
+        }
+        for value in [
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+            -0.5,
+            MAX_LATENCY_MS + 1.0,
+        ] {
+            let payload = payload_of(latency("ms", value).unwrap_err());
+            assert_eq!(payload["field"], "ms");
+            assert!(payload["message"]
+                .as_str()
+                .unwrap()
+                .contains("from 0 to 2147483647"));
+        }
+        assert_eq!(
+            token_ttl("tokenTtl", MAX_TOKEN_TTL_SECS).unwrap().as_secs(),
+            4_294_967_295
+        );
+        assert_eq!(latency("latencyMs", 1500.0).unwrap(), Duration::from_millis(1500));
+        assert_eq!(latency("latencyMs", 0.0).unwrap(), Duration::ZERO);
     }
 }

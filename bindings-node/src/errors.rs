@@ -66,13 +66,17 @@ impl Payload {
 
 /// The JavaScript-side names of options and parameters the core names in snake_case, for
 /// errors that are not about a field of a server task.
-const JS_NAMES: [(&str, &str); 6] = [
+/// `refresh_token` (what `refresh()` lacks before a login) is the `token` option, which
+/// supplies it.
+const JS_NAMES: [(&str, &str); 8] = [
     ("base_url", "baseUrl"),
     ("client_id", "clientId"),
     ("client_secret", "clientSecret"),
     ("password_md5", "passwordMd5"),
     ("start_date", "startDate"),
     ("end_date", "endDate"),
+    ("user_agent", "userAgent"),
+    ("refresh_token", "token"),
 ];
 
 fn js_names(text: &str) -> String {
@@ -241,6 +245,11 @@ mod tests {
         let p = payload(&err);
         assert_eq!(p.field.as_deref(), Some("baseUrl"));
         assert!(p.message.contains("`baseUrl`") && p.message.contains("MONAPI_BASE_URL"));
+        let refresh = CoreError::invalid_input(None, "refresh_token", "there is no token to refresh yet");
+        assert_eq!(payload(&refresh).field.as_deref(), Some("token"));
+        assert!(payload(&refresh).message.contains("`token`"));
+        let agent = CoreError::invalid_input(None, "user_agent", "must be printable");
+        assert_eq!(payload(&agent).field.as_deref(), Some("userAgent"));
         let task = CoreError::invalid_input(Some(2), "snmp_port", "bad");
         assert_eq!(payload(&task).field.as_deref(), Some("snmp_port"));
         assert_eq!(payload(&task).failed_index, Some(2));

@@ -63,6 +63,43 @@ test('setTokenTtl and setLatency apply from the next request on', async (t) => {
   emu.setLatency(0)
 })
 
+test('tokenTtl and latency out of range are INVALID_INPUT naming the option and the rule (never a panic)', async (t) => {
+  const ttlRule = /must be a number of seconds from 0 to 4294967295/
+  const latencyRule = /must be a number of milliseconds from 0 to 2147483647/
+  const huge = [1e30, 1e300, Number.MAX_VALUE, Infinity, -1, Number.NaN]
+  for (const value of huge) {
+    const ttl = await rejects(Emulator.start({ tokenTtl: value }), 'INVALID_INPUT')
+    assert.equal(ttl.field, 'tokenTtl', `tokenTtl ${value}`)
+    assert.match(ttl.message, ttlRule)
+    const latency = await rejects(Emulator.start({ latencyMs: value }), 'INVALID_INPUT')
+    assert.equal(latency.field, 'latencyMs', `latencyMs ${value}`)
+    assert.match(latency.message, latencyRule)
+  }
+  await rejects(Emulator.start({ tokenTtl: 2 ** 32 }), 'INVALID_INPUT')
+  await rejects(Emulator.start({ latencyMs: 2 ** 31 }), 'INVALID_INPUT')
+  await rejects(Emulator.start({ tokenTtl: /** @type {any} */ ('60') }), 'INVALID_INPUT')
+
+  const emu = await emulator(t)
+  for (const value of [...huge, 2 ** 32]) {
+    const err = throws(() => emu.setTokenTtl(value), 'INVALID_INPUT')
+    assert.equal(err.field, 'seconds')
+    assert.match(err.message, ttlRule)
+  }
+  for (const value of [1e300, ...huge, 2 ** 31]) {
+    const err = throws(() => emu.setLatency(value), 'INVALID_INPUT')
+    assert.equal(err.field, 'ms')
+    assert.match(err.message, latencyRule)
+  }
+  // The bounds themselves work: a token for 2^32 - 1 seconds, a latency of 2^31 - 1 ms.
+  emu.setTokenTtl(2 ** 32 - 1)
+  assert.equal((await emu.client().login()).expires_in, 2 ** 32 - 1)
+  emu.setLatency(2 ** 31 - 1)
+  emu.setLatency(0)
+  const longest = await emulator(t, { tokenTtl: 2 ** 32 - 1, latencyMs: 2 ** 31 - 1 })
+  longest.setLatency(0)
+  assert.equal((await longest.client().login()).expires_in, 2 ** 32 - 1)
+})
+
 test('setFaults: the next queue in order (camelCase or snake_case kinds), and shares', async (t) => {
   const emu = await emulator(t)
   const client = emu.client({ maxRetries: 6 })

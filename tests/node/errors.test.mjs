@@ -2,12 +2,14 @@
 // Every error code and its fields; panics become rejected Promises; no bare native error.
 
 import assert from 'node:assert/strict'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { test } from 'node:test'
+import util from 'node:util'
 
 import monapi, { Client, ERROR_CODES, MonapiError } from 'monapi'
 
-import { emulator, linuxTask, rejects, throws } from './helpers.mjs'
+import { assertNoSecret, emulator, linuxTask, rejects, throws } from './helpers.mjs'
 
 /** @type {{ native: Record<string, () => unknown>, fromNative: (e: unknown) => MonapiError }} */
 const internal = /** @type {any} */ (monapi)[Symbol.for('monapi.internal')]
@@ -54,6 +56,8 @@ test('AUTH_INVALID_GRANT: wrong password, and a refused refresh token without a 
   const emu = await emulator(t)
   const err = await rejects(emu.client({ password: 'wrong-password' }).agents(), 'AUTH_INVALID_GRANT')
   assert.equal(err.apiCode, 'invalid_grant')
+  assert.equal(err.status, 400, 'the status the token endpoint answered with')
+  assert.equal(err.endpoint, 'POST /v2/oauth/token.json')
   assert.equal(emu.counters().agents, 0)
 
   const saved = await emu.client().login()
@@ -62,6 +66,8 @@ test('AUTH_INVALID_GRANT: wrong password, and a refused refresh token without a 
   const tokenOnly = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token: saved })
   const refused = await rejects(tokenOnly.agents(), 'AUTH_INVALID_GRANT')
   assert.equal(refused.apiCode, 'invalid_grant')
+  assert.equal(refused.status, 400)
+  assert.equal(refused.endpoint, 'POST /v2/oauth/token.json')
 })
 
 test('AUTH_ERROR: another OAuth code (a freshly issued token is rejected: invalid_token)', async (t) => {
@@ -146,8 +152,25 @@ test('INVALID_INPUT for a task: index, field and rule; nothing is sent', async (
   const empty = await rejects(client.createServerTasks([]), 'INVALID_INPUT')
   assert.equal(empty.field, 'tasks')
   await rejects(client.createServerTasks(/** @type {any} */ ({ not: 'an array' })), 'INVALID_INPUT')
-  const bigint = await rejects(client.createServerTasks([/** @type {any} */ ({ ...linuxTask('x'), frequency: 5n })]), 'INVALID_INPUT')
-  assert.equal(bigint.field, 'tasks')
+  // A bigint (JSON cannot hold one) is named by its task and field path, like the core does.
+  /** @type {Array<[object, string]>} */
+  const bigints = [
+    [{ ...linuxTask('x'), frequency: 5n }, 'frequency'],
+    [{ ...linuxTask('x'), alert_setting: { scope: '2', organization: 7n } }, 'alert_setting.organization'],
+    [{ ...linuxTask('x'), alert_setting: { scope: '3', alert: { email: ['1', 2n] } } }, 'alert_setting.alert.email[1]'],
+    [{ ...linuxTask('x'), use_agent: '1', plugin_task_uselist_id: [3n] }, 'plugin_task_uselist_id[0]'],
+  ]
+  for (const [task, path] of bigints) {
+    const err = await rejects(client.createServerTasks([/** @type {any} */ (task)]), 'INVALID_INPUT')
+    assert.equal(err.field, path, err.message)
+    assert.equal(err.index, 0)
+    assert.equal(err.failedIndex, 0)
+    assert.equal(err.message, `invalid input: task 0: \`${path}\` is a bigint, which JSON cannot hold: give a number or a string`)
+  }
+  const second = await rejects(client.createServerTasks([linuxTask('a'), /** @type {any} */ ({ ...linuxTask('b'), snmp_port: 161n })]), 'INVALID_INPUT')
+  assert.deepEqual([second.index, second.field], [1, 'snmp_port'])
+  const whole = await rejects(client.createServerTasks([linuxTask('a'), /** @type {any} */ (1n)]), 'INVALID_INPUT')
+  assert.deepEqual([whole.index, whole.field], [1, 'tasks'])
   assert.equal(emu.counters().total, 0, 'nothing may be sent')
 })
 
@@ -165,8 +188,14 @@ test('INVALID_INPUT for parameters and options names the JavaScript name', async
   assert.equal(await field(client.siteReport(20001, { monitor: 1.5 })), 'monitor')
   assert.equal(await field(client.serviceTasks({ page: 0 })), 'page')
   assert.equal(await field(client.serviceTasks(/** @type {any} */ ({ pgae: 2 }))), 'options.pgae')
-  assert.equal(await field(emu.client().refresh()), 'refresh_token')
+  const noToken = await rejects(emu.client().refresh(), 'INVALID_INPUT')
+  assert.equal(noToken.field, 'token', 'the option that supplies a refresh token')
+  assert.match(noToken.message, /`token` there is no token to refresh yet/)
+  assert.doesNotMatch(noToken.message, /refresh_token/)
   assert.equal(emu.counters().total, 0)
+  const agent = throws(() => emu.client({ userAgent: 'bad\nagent' }), 'INVALID_INPUT')
+  assert.equal(agent.field, 'userAgent')
+  assert.match(agent.message, /`userAgent` must be printable ASCII/)
 
   assert.equal(throws(() => emu.client({ passwordMd5: 'not-hex' }), 'INVALID_INPUT').field, 'passwordMd5')
   assert.equal(throws(() => emu.client({ timeoutMs: -5 }), 'INVALID_INPUT').field, 'timeoutMs')
@@ -177,6 +206,26 @@ test('INVALID_INPUT for parameters and options names the JavaScript name', async
   assert.equal(throws(() => emu.client({ password: 'a', passwordMd5: '0'.repeat(32) }), 'INVALID_INPUT').field, 'passwordMd5')
   assert.equal(throws(() => emu.client(/** @type {any} */ ({ onToken: 'no' })), 'INVALID_INPUT').field, 'onToken')
   assert.equal(throws(() => emu.client(/** @type {any} */ ({ clientSecret: 42 })), 'INVALID_INPUT').field, 'clientSecret')
+})
+
+test('INVALID_INPUT for durations out of range (never a panic): the option and the rule', async (t) => {
+  const emu = await emulator(t)
+  const timeoutRule = /must be a positive number of milliseconds, at most 2147483647/
+  for (const option of /** @type {const} */ (['timeoutMs', 'connectTimeoutMs'])) {
+    for (const value of [1e23, 1e300, Number.MAX_VALUE, Infinity, 2 ** 31, 0, -1, Number.NaN]) {
+      const err = throws(() => emu.client({ [option]: value }), 'INVALID_INPUT')
+      assert.equal(err.field, option, `${option}: ${value}`)
+      assert.match(err.message, timeoutRule)
+      assert.ok(err.message.includes(`\`${option}\``))
+    }
+    const typed = throws(() => emu.client({ [option]: /** @type {any} */ ('100') }), 'INVALID_INPUT')
+    assert.equal(typed.field, option)
+    // The bounds themselves are accepted.
+    emu.client({ [option]: 2 ** 31 - 1 })
+    emu.client({ [option]: 0.5 })
+  }
+  const longest = emu.client({ timeoutMs: 2 ** 31 - 1, connectTimeoutMs: 2 ** 31 - 1 })
+  assert.ok(Object.keys(await longest.agents()).length > 0, 'the longest timeouts work')
 })
 
 test('TIMEOUT: no complete answer in time', async (t) => {
@@ -267,5 +316,88 @@ test('no bare native error: every failure of every entry point is a MonapiError'
   ]
   for (const failure of failures) {
     await rejects(failure(), 'INVALID_INPUT')
+  }
+})
+
+/**
+ * A tiny service on 127.0.0.1 (port 0) for answers the emulator cannot give: the token
+ * endpoint answers with a valid token, the service task list with `listBody`.
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {string} listBody
+ */
+async function oddService(t, listBody) {
+  const token = { access_token: 'odd-access-token-3b9f2c', expires_in: 3600, token_type: 'bearer', scope: null, refresh_token: 'odd-refresh-token-8e1d7a' }
+  const server = createHttpServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      const path = (request.url ?? '').split('?')[0]
+      // The service is PHP: JSON under text/html.
+      const headers = { 'content-type': 'text/html; charset=utf-8' }
+      if (request.method === 'POST' && path === '/v2/oauth/token.json') {
+        response.writeHead(200, headers).end(JSON.stringify(token))
+      } else if (request.method === 'GET' && path === '/v2/service/lists.json') {
+        response.writeHead(200, headers).end(listBody)
+      } else {
+        response.writeHead(404, headers).end('{"code":404,"msg":"not here"}')
+      }
+    })
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)))
+  t.after(() => {
+    server.closeAllConnections()
+    return new Promise((resolve) => server.close(() => resolve(undefined)))
+  })
+  const address = server.address()
+  assert.ok(address && typeof address === 'object')
+  const client = new Client({
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    clientId: 'odd_id',
+    clientSecret: 'odd-client-secret',
+    username: 'odd@example.com',
+    password: 'odd-password',
+    maxRetries: 0,
+    timeoutMs: 5000,
+  })
+  return { client, secrets: [token.access_token, token.refresh_token, 'odd-client-secret', 'odd-password'] }
+}
+
+/** @param {MonapiError} err */
+function shown(err) {
+  return [err.message, String(err.stack), util.inspect(err, { showHidden: true, depth: Infinity }), JSON.stringify(err)].join('\n')
+}
+
+test('DECODE: a page of the task list that is not an array stops the iterator (no bare TypeError)', async (t) => {
+  // Valid JSON, but an object; it even holds the access token, which must not be echoed.
+  const body = '{"total":"1","list":[{"task_id":"10001"}],"echo":"odd-access-token-3b9f2c"}'
+  const { client, secrets } = await oddService(t, body)
+  assert.deepEqual(await client.serviceTasks(), JSON.parse(body), 'serviceTasks passes the answer through as sent')
+  const iterate = async () => {
+    for await (const _ of client.iterServiceTasks()) assert.fail('no task can come out of a page that is not an array')
+  }
+  const err = await rejects(iterate(), 'DECODE')
+  assert.equal(err.endpoint, 'GET /v2/service/lists.json')
+  assert.match(err.message, /^GET \/v2\/service\/lists\.json: could not decode the answer: page 1 is not a JSON array of tasks \(got an object\)$/)
+  assertNoSecret(shown(err), [...secrets, '"total"', '10001'])
+})
+
+test('DECODE: a body that starts like JSON but is not JSON names neither the body nor a token', async (t) => {
+  const bodies = [
+    '[{"task_id":"10001","note":"odd-access-token-3b9f2c"},,]',
+    '{"list": [odd-access-token-3b9f2c]}',
+    '[{"task_id":"10001","task_name":"odd-refresh-token-8e1d7a"',
+  ]
+  for (const body of bodies) {
+    const { client, secrets } = await oddService(t, body)
+    const direct = await rejects(client.serviceTasks(), 'DECODE')
+    const iterate = async () => {
+      for await (const _ of client.iterServiceTasks()) assert.fail('nothing decodes')
+    }
+    const viaIterator = await rejects(iterate(), 'DECODE')
+    for (const err of [direct, viaIterator]) {
+      assert.equal(err.endpoint, 'GET /v2/service/lists.json')
+      assert.match(err.message, /^GET \/v2\/service\/lists\.json: could not decode the answer: invalid JSON( at position \d+)?$/)
+      assertNoSecret(shown(err), [...secrets, 'task_id', '10001'])
+    }
   }
 })

@@ -179,12 +179,15 @@ test('response-time distribution: numbers and percent strings, counting every ch
   let total = 0
   for (const [lower, bucket] of buckets) {
     assert.equal(lower, String(bucket.start))
+    // The emulator sends numbers, as the service's examples do (the type allows strings too).
     assert.equal(typeof bucket.start, 'number')
-    assert.ok(bucket.end > bucket.start)
-    assert.ok(bucket.count > 0)
+    assert.equal(typeof bucket.end, 'number')
+    assert.equal(typeof bucket.count, 'number')
+    assert.ok(Number(bucket.end) > Number(bucket.start))
+    assert.ok(Number(bucket.count) > 0)
     assert.match(bucket.percent, /^\d+\.\d\d$/)
     percent += Number(bucket.percent)
-    total += bucket.count
+    total += Number(bucket.count)
   }
   assert.ok(Math.abs(percent - 100) < 0.1, String(percent))
   const site = await client.siteReport(20001, { startDate: day(1), endDate: day(1), monitor: 0 })
@@ -208,8 +211,9 @@ test('create server tasks: increasing ids, stored by the service', async (t) => 
   const created = await client.createServerTasks([linuxTask('web-01'), windows, numbers])
   assert.equal(created.length, 3)
   assert.equal(typeof created[0].task_id, 'number')
-  assert.ok(created[0].task_id >= 30001)
-  assert.ok(created[1].task_id > created[0].task_id && created[2].task_id > created[1].task_id)
+  const ids = created.map((task) => Number(task.task_id))
+  assert.ok(ids[0] >= 30001)
+  assert.ok(ids[1] > ids[0] && ids[2] > ids[1])
   const stored = emu.serverTasks()
   assert.deepEqual(
     stored.map((task) => task.server_name),

@@ -3,12 +3,14 @@
 // phrase) in any error message, error inspection, or inspection of a client or emulator.
 
 import assert from 'node:assert/strict'
+import { Console } from 'node:console'
+import { PassThrough } from 'node:stream'
 import { test } from 'node:test'
 import util from 'node:util'
 
 import { Client, MonapiError } from 'monapi'
 
-import { DEMO_SECRETS, PASSWORD_MD5, assertNoSecret, emulator, linuxTask } from './helpers.mjs'
+import { DEMO_SECRETS, PASSWORD_MD5, assertNoSecret, emulator, eventually, linuxTask } from './helpers.mjs'
 
 /** Everything a user could print about a value. */
 function printed(/** @type {unknown} */ value) {
@@ -80,4 +82,72 @@ test('a client built with a password MD5 or a saved token shows neither', async 
   assertNoSecret(text, [PASSWORD_MD5, PASSWORD_MD5.toUpperCase(), token.access_token, /** @type {string} */ (token.refresh_token)])
   assert.match(util.inspect(md5), /baseUrl: 'http:\/\/127\.0\.0\.1:\d+'/)
   assert.match(util.inspect(md5), /token: '\[redacted, expires /)
+})
+
+/**
+ * What `console.log` and `console.error` write for `value`. (Not `console.dir`: it bypasses
+ * custom inspection by design, like `util.inspect(value, { customInspect: false })`.)
+ */
+function logged(/** @type {unknown} */ value) {
+  const out = new PassThrough()
+  let text = ''
+  out.on('data', (chunk) => (text += chunk))
+  const console = new Console({ stdout: out, stderr: out })
+  console.log(value)
+  console.log('%o %O %s', value, value, value)
+  console.error({ nested: [value] })
+  return text
+}
+
+test('tokens from login(), refresh(), client.token and onToken print only their type and expiry', async (t) => {
+  const emu = await emulator(t)
+  /** @type {import('monapi').Token[]} */
+  const seen = []
+  const client = emu.client({ onToken: (token) => void seen.push(token) })
+  const fromLogin = await client.login()
+  const fromRefresh = await client.refresh()
+  const fromGetter = client.token
+  assert.ok(fromGetter)
+  await eventually(() => seen.length === 2)
+  // A saved token without expires_at, resumed: the getter shows it without an expiry.
+  const { expires_at: _, ...asSent } = fromRefresh
+  const resumed = emu.client({ token: asSent }).token
+  assert.ok(resumed)
+  const sources = { login: fromLogin, refresh: fromRefresh, getter: fromGetter, onToken: seen[0], onTokenRefresh: seen[1], resumed }
+  const secrets = [fromLogin.access_token, fromRefresh.access_token]
+  for (const token of [fromLogin, fromRefresh]) secrets.push(/** @type {string} */ (token.refresh_token))
+
+  await new Promise((r) => setTimeout(r, 50))
+  for (const [source, token] of Object.entries(sources)) {
+    // printed() holds JSON.stringify(token), which keeps this token's own secrets (to save it).
+    const text = `${printed(token)}\n${logged(token)}`
+    // The inspection is not the plain object's default one: it would hold the secrets.
+    assert.ok(util.inspect(token, { customInspect: false }).includes(token.access_token), `${source}: a real token`)
+    assertNoSecret(text, secrets.filter((secret) => !JSON.stringify(token).includes(secret)))
+    const shown = util.inspect(token)
+    assert.match(shown, /^Token \{/, source)
+    assert.match(shown, /token_type: 'bearer'/, source)
+    assert.match(shown, /expires_in: 3600/, source)
+    assert.match(shown, /access_token: '\[redacted\]'/, source)
+    assert.match(shown, /refresh_token: '\[redacted\]'/, source)
+    const everyInspection = [
+      shown,
+      logged(token),
+      util.format('%o', token),
+      util.inspect(token, { showHidden: true, depth: Infinity, getters: true }),
+      util.inspect([{ token }], { depth: Infinity }),
+      String(token),
+    ]
+    for (const inspected of everyInspection) {
+      assert.ok(!inspected.includes(token.access_token), `${source}: access token printed: ${inspected}`)
+      assert.ok(!inspected.includes(/** @type {string} */ (token.refresh_token)), `${source}: refresh token printed`)
+    }
+    if (token.expires_at === null) {
+      assert.equal(source, 'resumed')
+      assert.match(shown, /expires_at: null/)
+    } else {
+      assert.match(shown, new RegExp(`expires_at: ${token.expires_at}\\b`), source)
+      assert.ok(shown.includes(`expires: '${new Date(token.expires_at * 1000).toISOString()}'`), source)
+    }
+  }
 })

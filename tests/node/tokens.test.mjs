@@ -1,9 +1,11 @@
 // @ts-check
 // Tokens: the getter, resuming a saved token, refresh before expiry and after rejection,
-// fallback to the password, one token request under heavy concurrency, onToken.
+// fallback to the password, one token request under heavy concurrency, onToken, and token
+// objects that stay plain data (JSON, spreading, deep equality) while not printing secrets.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import util from 'node:util'
 
 import { Client } from 'monapi'
 
@@ -21,6 +23,63 @@ test('a saved token (as JSON) is resumed without logging in again', async (t) =>
   const tokenOnly = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token: saved })
   assert.equal((await tokenOnly.serviceTasks()).length, 50)
   assert.equal(emu.counters().token, 1)
+})
+
+test('a token saved straight from the service (no expires_at, expires_in a string) resumes', async (t) => {
+  const emu = await emulator(t)
+  const issued = await emu.client().login()
+  /** @type {import('monapi').SavedToken} */
+  const asSent = {
+    access_token: issued.access_token,
+    expires_in: String(issued.expires_in),
+    token_type: 'bearer',
+    scope: null,
+    refresh_token: issued.refresh_token,
+  }
+  const client = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token: asSent })
+  assert.equal(client.token?.expires_at, null, 'no expiry known')
+  assert.equal(client.token?.access_token, issued.access_token)
+  assert.ok(Object.keys(await client.agents()).length > 0)
+  assert.equal(emu.counters().token, 1, 'used as it is, no new token')
+})
+
+test('token objects from every source are plain data: JSON, spreading, deepEqual, the token option', async (t) => {
+  const emu = await emulator(t)
+  /** @type {import('monapi').Token[]} */
+  const seen = []
+  const client = emu.client({ onToken: (token) => void seen.push(token) })
+  const fromLogin = await client.login()
+  const fromRefresh = await client.refresh()
+  const fromGetter = client.token
+  await eventually(() => seen.length === 2)
+  assert.ok(fromGetter)
+  const sources = { login: fromLogin, refresh: fromRefresh, getter: fromGetter, onToken: seen[1] }
+  const keys = ['access_token', 'expires_at', 'expires_in', 'refresh_token', 'scope', 'token_type']
+  for (const [source, token] of Object.entries(sources)) {
+    assert.equal(Object.getPrototypeOf(token), Object.prototype, source)
+    assert.deepEqual(Object.keys(token).sort(), keys, source)
+    assert.equal(Object.getOwnPropertyDescriptor(token, util.inspect.custom)?.enumerable, false, source)
+    const json = JSON.parse(JSON.stringify(token))
+    assert.deepEqual(Object.keys(json).sort(), keys, source)
+    assert.equal(json.access_token, token.access_token, `${source}: JSON keeps the secrets, to save them`)
+    assert.equal(json.refresh_token, token.refresh_token, source)
+    assert.deepEqual(token, json, `${source}: deep-equal to its JSON round trip`)
+    assert.deepEqual({ ...token }, json, `${source}: spreading copies the fields and nothing else`)
+    assert.deepEqual(structuredClone(token), json, source)
+  }
+  assert.deepEqual(fromRefresh, fromGetter)
+  assert.deepEqual(seen[1], fromGetter)
+  assert.deepEqual(seen[0], fromLogin)
+  assert.notDeepEqual(fromLogin, fromRefresh)
+
+  // Each one goes back in as the `token` option (object, spread copy, JSON text).
+  const before = emu.counters().token
+  for (const token of [fromGetter, { ...seen[1] }, JSON.stringify(fromRefresh)]) {
+    const resumed = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token })
+    assert.deepEqual(resumed.token, fromGetter)
+    assert.equal((await resumed.serviceTasks()).length, 50)
+  }
+  assert.equal(emu.counters().token, before, 'resumed without a token request')
 })
 
 test('a token about to expire is refreshed before the call', async (t) => {
@@ -82,6 +141,37 @@ test('1,000 concurrent calls after a server-side expiry share one token request'
   assert.ok(after.service_tasks - before.service_tasks >= 1000)
 })
 
+test('1,000 concurrent calls when the client sees its token expired share one token request', async (t) => {
+  const emu = await emulator(t)
+  const issued = await emu.client().login()
+  // The service still takes this access token; only the client knows it has expired.
+  const expired = { ...issued, expires_at: Math.floor(Date.now() / 1000) - 60 }
+  const client = emu.client({ token: expired })
+  const before = emu.counters()
+  const results = await Promise.all(Array.from({ length: 1000 }, () => client.serviceTasks()))
+  for (const tasks of results) assert.equal(tasks.length, 50)
+  const after = emu.counters()
+  assert.equal(after.token - before.token, 1, 'exactly one token request')
+  assert.equal(after.token_refresh - before.token_refresh, 1, 'a refresh')
+  assert.equal(after.service_tasks - before.service_tasks, 1000, 'no call was sent with the stale token and repeated')
+  assert.notEqual(client.token?.access_token, issued.access_token)
+  assert.ok(/** @type {number} */ (client.token?.expires_at) > Date.now() / 1000)
+
+  // The same with a lifetime that runs out while the client waits (tokenTtl: 1). The renewed
+  // token lives an hour, so that however slow the 1,000 calls are, one renewal is right.
+  const short = await emulator(t, { tokenTtl: 1 })
+  const waiting = short.client()
+  await waiting.login()
+  short.setTokenTtl(3600)
+  await new Promise((r) => setTimeout(r, 1100))
+  const shortBefore = short.counters()
+  await Promise.all(Array.from({ length: 1000 }, () => waiting.serviceTasks()))
+  const shortAfter = short.counters()
+  assert.equal(shortAfter.token - shortBefore.token, 1, 'exactly one token request')
+  assert.equal(shortAfter.service_tasks - shortBefore.service_tasks, 1000)
+  assert.equal(waiting.token?.expires_in, 3600)
+})
+
 test('1,000 concurrent first calls log in once', async (t) => {
   const emu = await emulator(t)
   const client = emu.client()
@@ -105,8 +195,50 @@ test('onToken is called with every new token: login, renewal, refresh', async (t
   assert.deepEqual(seen[2], client.token)
   assert.equal(new Set(seen.map((token) => token.access_token)).size, 3)
   assert.equal(seen[0].token_type, 'bearer')
-  await client.close()
-  assert.equal(seen.length, 3)
+})
+
+test('onToken is not called after close(), even for a login that was in flight', async (t) => {
+  // The answer takes a second: close() comes long before the token arrives.
+  const emu = await emulator(t, { latencyMs: 1000 })
+  /** @param {boolean} close */
+  const loginWhileClosing = async (close) => {
+    /** @type {import('monapi').Token[]} */
+    const seen = []
+    const client = emu.client({ onToken: (token) => void seen.push(token) })
+    const login = client.login()
+    await new Promise((r) => setTimeout(r, 100)) // the request is at the (slow) service now
+    if (close) await client.close()
+    const token = await login // calls in flight finish
+    assert.equal(token.token_type, 'bearer')
+    await new Promise((r) => setTimeout(r, 300)) // time for a queued callback to run
+    return seen.length
+  }
+  assert.equal(await loginWhileClosing(false), 1, 'control: without close() the callback runs')
+  assert.equal(await loginWhileClosing(true), 0, 'after close() it does not')
+  assert.equal(emu.counters().token_password, 2, 'both logins reached the service')
+})
+
+test('a script that logs in and ends at once still gets its onToken callback', async () => {
+  const script = `
+    const { Emulator } = require('monapi')
+    ;(async () => {
+      const emu = await Emulator.start()
+      const client = emu.client({
+        onToken: (token) => console.log('onToken', token.token_type, token.expires_in, typeof token.access_token),
+      })
+      await client.login()
+      console.log('logged in')
+      // nothing else: no close(), no stop(), no timer; the script ends here
+    })()
+  `
+  // Several runs at once: the callback must not depend on luck in the exit race.
+  const runs = await Promise.all(Array.from({ length: 4 }, () => runNode(['-e', script], { timeoutMs: 15000 })))
+  for (const result of runs) {
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(result.signal, null)
+    assert.match(result.stdout, /^onToken bearer 3600 string$/m, result.stdout)
+    assert.match(result.stdout, /^logged in$/m)
+  }
 })
 
 test('an onToken callback that throws becomes a warning, not a crash', async (t) => {
