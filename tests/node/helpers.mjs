@@ -35,6 +35,25 @@ export async function emulator(t, options) {
 }
 
 /**
+ * A client of a fresh emulator and a token from each source: `login()`, `refresh()`, the
+ * `client.token` getter, and the two `onToken` calls (login, refresh).
+ *
+ * @param {import('node:test').TestContext} t
+ */
+export async function tokensFromEverySource(t) {
+  const emu = await emulator(t)
+  /** @type {import('monapi').Token[]} */
+  const seen = []
+  const client = emu.client({ onToken: (token) => void seen.push(token) })
+  const fromLogin = await client.login()
+  const fromRefresh = await client.refresh()
+  const fromGetter = client.token
+  assert.ok(fromGetter)
+  await eventually(() => seen.length === 2)
+  return { emu, client, fromLogin, fromRefresh, fromGetter, seen }
+}
+
+/**
  * Today, a number of days ago, as `YYYY-MM-DD` (local calendar day).
  *
  * @param {number} daysAgo

@@ -10,7 +10,7 @@ import util from 'node:util'
 
 import { Client, MonapiError } from 'monapi'
 
-import { DEMO_SECRETS, PASSWORD_MD5, assertNoSecret, emulator, eventually, linuxTask } from './helpers.mjs'
+import { DEMO_SECRETS, PASSWORD_MD5, assertNoSecret, emulator, eventually, linuxTask, tokensFromEverySource } from './helpers.mjs'
 
 /** Everything a user could print about a value. */
 function printed(/** @type {unknown} */ value) {
@@ -100,15 +100,7 @@ function logged(/** @type {unknown} */ value) {
 }
 
 test('tokens from login(), refresh(), client.token and onToken print only their type and expiry', async (t) => {
-  const emu = await emulator(t)
-  /** @type {import('monapi').Token[]} */
-  const seen = []
-  const client = emu.client({ onToken: (token) => void seen.push(token) })
-  const fromLogin = await client.login()
-  const fromRefresh = await client.refresh()
-  const fromGetter = client.token
-  assert.ok(fromGetter)
-  await eventually(() => seen.length === 2)
+  const { emu, fromLogin, fromRefresh, fromGetter, seen } = await tokensFromEverySource(t)
   // A saved token without expires_at, resumed: the getter shows it without an expiry.
   const { expires_at: _, ...asSent } = fromRefresh
   const resumed = emu.client({ token: asSent }).token

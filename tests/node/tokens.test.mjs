@@ -9,7 +9,7 @@ import util from 'node:util'
 
 import { Client } from 'monapi'
 
-import { emulator, eventually, rejects, runNode } from './helpers.mjs'
+import { emulator, eventually, rejects, runNode, tokensFromEverySource } from './helpers.mjs'
 
 test('a saved token (as JSON) is resumed without logging in again', async (t) => {
   const emu = await emulator(t)
@@ -44,15 +44,7 @@ test('a token saved straight from the service (no expires_at, expires_in a strin
 })
 
 test('token objects from every source are plain data: JSON, spreading, deepEqual, the token option', async (t) => {
-  const emu = await emulator(t)
-  /** @type {import('monapi').Token[]} */
-  const seen = []
-  const client = emu.client({ onToken: (token) => void seen.push(token) })
-  const fromLogin = await client.login()
-  const fromRefresh = await client.refresh()
-  const fromGetter = client.token
-  await eventually(() => seen.length === 2)
-  assert.ok(fromGetter)
+  const { emu, fromLogin, fromRefresh, fromGetter, seen } = await tokensFromEverySource(t)
   const sources = { login: fromLogin, refresh: fromRefresh, getter: fromGetter, onToken: seen[1] }
   const keys = ['access_token', 'expires_at', 'expires_in', 'refresh_token', 'scope', 'token_type']
   for (const [source, token] of Object.entries(sources)) {
