@@ -251,9 +251,12 @@ if (args.has('--record')) {
     'tens of milliseconds (diagnostic row), and `JSON.parse` of it, the same work for all three, takes most of',
     "the time. Tried for it: ASCII bodies become V8 strings as Latin-1 (a copy, no UTF-8 decoding), one ASCII",
     'scan instead of two, and the size of the native thread pool (1 or 2 workers: no measurable difference).',
-    'Sequential small calls pay two thread hand-offs per call (JS thread, tokio worker, back) that',
-    '`undici.request` does not, so they are near parity with it. The machine is 2 shared cores (the emulator',
-    'runs on one of them): figures move between runs, so compare ratios of the same run.',
+    'Sequential small calls pay two thread hand-offs per call (JS thread to a tokio worker and back) that',
+    '`undici.request`, which does its I/O on the JS thread, does not: on this machine each hand-off costs tens',
+    'of microseconds (2 shared vCPUs, where a wake-up often waits for the other vCPU), which the floor line shows:',
+    'the round trip itself is a fraction of what a call costs. 3x fetch on them would need a client within',
+    'about 1.5x of the floor. The machine is 2 shared cores (the emulator runs on one of them) and its speed',
+    'moves from one minute to the next: compare ratios of the same run, never figures across runs.',
     '',
   ].join('\n')
   const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n'

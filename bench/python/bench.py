@@ -44,36 +44,45 @@ from monapi.testing import Emulator
 PEERS = ("requests", "httpx", "orjson", "aiohttp")
 
 
-def timed(fn: Callable[[], Any], repeat: int) -> float:
-    """Best-of-3 seconds per call, over `repeat` calls."""
-    fn()  # warm up (connections, caches)
-    runs = []
-    for _ in range(3):
-        gc.collect()
-        started = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        runs.append((time.perf_counter() - started) / repeat)
-    return min(runs)
-
-
-def timed_async(
-    make: Callable[[], Coroutine[Any, Any, Any]],
-    runs: int = 3,
-    cleanup: Callable[[], Coroutine[Any, Any, Any]] | None = None,
-) -> float:
-    """Best-of-`runs` seconds per batch; `make` builds one batch; one loop for all."""
-
-    async def main() -> float:
-        await make()  # warm up
-        best = float("inf")
-        for _ in range(runs):
+def compare(contenders: dict[str, Callable[[], Any]], repeat: int, rounds: int) -> dict[str, float]:
+    """Best seconds per call of each contender over `rounds` rounds of `repeat` calls. The
+    contenders take turns within each round, in a rotated order, so that a slow spell of
+    this shared machine falls on all of them rather than on whichever ran then."""
+    names = list(contenders)
+    for call in contenders.values():
+        call()  # warm up (connections, caches)
+    best = dict.fromkeys(names, float("inf"))
+    for round_ in range(rounds):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            call = contenders[name]
             gc.collect()
             started = time.perf_counter()
-            await make()
-            best = min(best, time.perf_counter() - started)
-        if cleanup:
-            await cleanup()
+            for _ in range(repeat):
+                call()
+            best[name] = min(best[name], (time.perf_counter() - started) / repeat)
+    return best
+
+
+def compare_async(
+    contenders: dict[str, Callable[[], Coroutine[Any, Any, Any]]],
+    rounds: int,
+    cleanup: Callable[[], Coroutine[Any, Any, Any]],
+) -> dict[str, float]:
+    """`compare` for batches of concurrent calls: best seconds per batch, turns rotated, all
+    in one event loop, which `cleanup` ends with."""
+
+    async def main() -> dict[str, float]:
+        names = list(contenders)
+        for make in contenders.values():
+            await make()  # warm up
+        best = dict.fromkeys(names, float("inf"))
+        for round_ in range(rounds):
+            for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+                gc.collect()
+                started = time.perf_counter()
+                await contenders[name]()
+                best[name] = min(best[name], time.perf_counter() - started)
+        await cleanup()
         return best
 
     return asyncio.run(main())
@@ -166,8 +175,10 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     parser.add_argument("--concurrency", type=int, default=1000)
     args = parser.parse_args()
-    small_repeat = 200 if args.quick else 1000
-    large_repeat = 2 if args.quick else 5
+    small_repeat = 200 if args.quick else 500
+    rounds = 3 if args.quick else 7
+    large_rounds = 2 if args.quick else 7
+    async_rounds = 2 if args.quick else 5
 
     server = Server(args.serve)
     base = server.base_url
@@ -205,17 +216,17 @@ def main() -> int:
         assert orjson.loads(hx.get(url, params=params(query)).content) == expected
         floor = raw_socket_get(base, f"{url.removeprefix(base)}?{urlencode(params(query))}")
         assert json.loads(floor()) == expected
-        return {
-            "monapi (sync)": timed(call, small_repeat),
-            "requests + json": timed(
-                lambda: session.get(url, params=params(query)).json(), small_repeat
-            ),
-            "httpx + json": timed(lambda: hx.get(url, params=params(query)).json(), small_repeat),
-            "httpx + orjson": timed(
-                lambda: orjson.loads(hx.get(url, params=params(query)).content), small_repeat
-            ),
-            "floor: raw socket, prebuilt request, body not parsed": timed(floor, small_repeat),
-        }
+        return compare(
+            {
+                "monapi (sync)": call,
+                "requests + json": lambda: session.get(url, params=params(query)).json(),
+                "httpx + json": lambda: hx.get(url, params=params(query)).json(),
+                "httpx + orjson": lambda: orjson.loads(hx.get(url, params=params(query)).content),
+                "floor: raw socket, prebuilt request, body not parsed": floor,
+            },
+            small_repeat,
+            rounds,
+        )
 
     for name, (path, query, call) in small.items():
         results[f"small: {name}"] = small_timings(base + path, query, call)
@@ -233,23 +244,26 @@ def main() -> int:
             )
         )
 
-    def aiohttp_timed(loads: Callable[[bytes], Any], limit: int) -> float:
-        holder: dict[str, aiohttp.ClientSession] = {}
+    sessions: dict[int, aiohttp.ClientSession] = {}
 
+    def aiohttp_batch(
+        loads: Callable[[bytes], Any], limit: int
+    ) -> Callable[[], Coroutine[Any, Any, list[Any]]]:
         async def one(session: aiohttp.ClientSession, site: int) -> Any:
             url = f"{base}/v2/site/report/{site}.json"
             async with session.get(url, params=params(site_query)) as response:
                 return loads(await response.read())
 
         async def batch() -> list[Any]:
-            if "s" not in holder:  # one session for every batch, created in the loop
-                holder["s"] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
-            return await asyncio.gather(*(one(holder["s"], s) for s in sites))
+            if limit not in sessions:  # one session a pool size, created in the loop
+                sessions[limit] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=limit))
+            return list(await asyncio.gather(*(one(sessions[limit], s) for s in sites)))
 
-        async def close() -> None:
-            await holder["s"].close()
+        return batch
 
-        return timed_async(batch, cleanup=close)
+    async def close_sessions() -> None:
+        for session in sessions.values():
+            await session.close()
 
     first = asyncio.run(monapi_batch())
     assert first[0] == client.site_report(sites[0], start_date=day, end_date=day, monitor=0)
@@ -258,11 +272,14 @@ def main() -> int:
         session.get(f"{base}/v2/site/report/{sites[0]}.json", params=params(site_query)).content
     )
     key = f"async: {n} concurrent site reports ({body_size / 1024:.0f} KiB each)"
-    results[key] = {"monapi (async)": timed_async(monapi_batch)}
+    async_contenders: dict[str, Callable[[], Coroutine[Any, Any, list[Any]]]] = {
+        "monapi (async)": monapi_batch
+    }
     for limit in (100, 0):
         label = "default pool (100)" if limit else "unlimited pool"
-        results[key][f"aiohttp + json, {label}"] = aiohttp_timed(json.loads, limit)
-        results[key][f"aiohttp + orjson, {label}"] = aiohttp_timed(orjson.loads, limit)
+        async_contenders[f"aiohttp + json, {label}"] = aiohttp_batch(json.loads, limit)
+        async_contenders[f"aiohttp + orjson, {label}"] = aiohttp_batch(orjson.loads, limit)
+    results[key] = compare_async(async_contenders, async_rounds, close_sessions)
 
     # 3. one large report ---------------------------------------------------------------
     report_path = f"/v2/service/report/{frequency_1['task_id']}.json"
@@ -273,22 +290,20 @@ def main() -> int:
     assert orjson.loads(body) == expected
     key = f"large: 30-day service report ({len(body) / 1e6:.1f} MB)"
     fetch = client.service_report
-    results[key] = {
-        "monapi (sync)": timed(
-            lambda: fetch(frequency_1["task_id"], start_date=start, end_date=day), large_repeat
-        ),
-        "requests + json": timed(
-            lambda: session.get(url, params=params(report_query)).json(), large_repeat
-        ),
-        "httpx + json": timed(
-            lambda: hx.get(url, params=params(report_query)).json(), large_repeat
-        ),
-        "httpx + orjson": timed(
-            lambda: orjson.loads(hx.get(url, params=params(report_query)).content), large_repeat
-        ),
-        "orjson.loads alone (no HTTP)": timed(lambda: orjson.loads(body), large_repeat),
-        "json.loads alone (no HTTP)": timed(lambda: json.loads(body), large_repeat),
-    }
+    results[key] = compare(
+        {
+            "monapi (sync)": lambda: fetch(frequency_1["task_id"], start_date=start, end_date=day),
+            "requests + json": lambda: session.get(url, params=params(report_query)).json(),
+            "httpx + json": lambda: hx.get(url, params=params(report_query)).json(),
+            "httpx + orjson": lambda: orjson.loads(
+                hx.get(url, params=params(report_query)).content
+            ),
+            "orjson.loads alone (no HTTP)": lambda: orjson.loads(body),
+            "json.loads alone (no HTTP)": lambda: json.loads(body),
+        },
+        1,
+        large_rounds,
+    )
 
     # report ----------------------------------------------------------------------------
     print()
