@@ -386,9 +386,7 @@ mod tests {
             -1.0,
             MAX_TIMEOUT_MS + 1.0,
         ] {
-            let error = millis("timeoutMs", ms).unwrap_err();
-            let json = error.reason.strip_prefix(crate::errors::MARK).unwrap();
-            let payload: serde_json::Value = serde_json::from_str(json).unwrap();
+            let payload = crate::errors::payload_json(&millis("timeoutMs", ms).unwrap_err());
             assert_eq!(payload["code"], "INVALID_INPUT");
             assert_eq!(payload["field"], "timeoutMs");
             assert!(payload["message"]

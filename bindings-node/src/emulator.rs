@@ -50,9 +50,9 @@ pub fn demo_account() -> DemoAccount {
 
 /// The longest latency: 2^31 - 1 ms (about 24.8 days), as for `setTimeout`.
 pub(crate) const MAX_LATENCY_MS: f64 = 2_147_483_647.0;
-/// The longest token lifetime: 2^32 - 1 s (about 136 years), far from any overflow of
-/// `Instant + ttl` in the emulator and exact as a JavaScript number.
-pub(crate) const MAX_TOKEN_TTL_SECS: f64 = 4_294_967_295.0;
+/// The longest token lifetime: the emulator's (2^32 - 1 s, about 136 years), exact as a
+/// JavaScript number.
+pub(crate) const MAX_TOKEN_TTL_SECS: f64 = monapi_emulator::LONGEST_TOKEN_TTL.as_secs() as f64;
 
 /// A latency in milliseconds (`latencyMs`, `setLatency(ms)`).
 pub(crate) fn latency(field: &str, ms: f64) -> napi::Result<Duration> {
@@ -253,11 +253,6 @@ impl NativeEmulator {
 mod tests {
     use super::*;
 
-    fn payload_of(error: napi::Error) -> serde_json::Value {
-        let json = error.reason.strip_prefix(crate::errors::MARK).unwrap();
-        serde_json::from_str(json).unwrap()
-    }
-
     #[test]
     fn huge_durations_are_invalid_input_not_panics() {
         for value in [
@@ -269,7 +264,7 @@ mod tests {
             -1.0,
             MAX_TOKEN_TTL_SECS + 1.0,
         ] {
-            let payload = payload_of(token_ttl("tokenTtl", value).unwrap_err());
+            let payload = crate::errors::payload_json(&token_ttl("tokenTtl", value).unwrap_err());
             assert_eq!(payload["code"], "INVALID_INPUT");
             assert_eq!(payload["field"], "tokenTtl");
             assert!(payload["message"]
@@ -285,7 +280,7 @@ mod tests {
             -0.5,
             MAX_LATENCY_MS + 1.0,
         ] {
-            let payload = payload_of(latency("ms", value).unwrap_err());
+            let payload = crate::errors::payload_json(&latency("ms", value).unwrap_err());
             assert_eq!(payload["field"], "ms");
             assert!(payload["message"]
                 .as_str()

@@ -222,6 +222,13 @@ pub fn from_panic(panic: Box<dyn Any + Send>) -> napi::Error {
     .into_napi()
 }
 
+/// The JSON payload of an error this module made (for tests).
+#[cfg(test)]
+pub(crate) fn payload_json(error: &napi::Error) -> serde_json::Value {
+    let json = error.reason.strip_prefix(MARK).expect("a monapi error");
+    serde_json::from_str(json).expect("a JSON payload")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,9 +264,11 @@ mod tests {
 
     #[test]
     fn payload_is_marked_json() {
-        let err = from_core(CoreError::invalid_input(None, "page", "must be 1 or more"));
-        let json = err.reason.strip_prefix(MARK).unwrap();
-        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        let value = payload_json(&from_core(CoreError::invalid_input(
+            None,
+            "page",
+            "must be 1 or more",
+        )));
         assert_eq!(value["code"], "INVALID_INPUT");
         assert_eq!(value["field"], "page");
         assert!(value.get("status").is_none());

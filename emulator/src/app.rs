@@ -129,7 +129,7 @@ pub(crate) struct Issued {
 const ACCESS_TOKENS_KEPT: usize = 10_000;
 /// The longest token lifetime the emulator issues (2^32 - 1 seconds, about 136 years);
 /// longer settings are cut to it.
-const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
+pub const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
 
 pub(crate) struct App {
     pub(crate) world: Arc<World>,

@@ -39,7 +39,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use app::Counters;
+pub use app::{Counters, LONGEST_TOKEN_TTL};
 pub use config::{
     Config, FaultKind, Faults, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
 };
