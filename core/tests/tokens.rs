@@ -22,6 +22,9 @@ async fn an_expired_token_is_refreshed_before_the_call() {
     let emu = emulator_with(short_lived()).await;
     let client = client(&emu);
     let first = client.login().await.unwrap();
+    // Renewed tokens live an hour: the client stamps `expires_at` in whole seconds, so a
+    // renewed one-second token could look stale again within milliseconds.
+    emu.set_token_ttl(Duration::from_secs(3600));
     tokio::time::sleep(Duration::from_millis(1100)).await;
     client.agents().await.unwrap();
     let counters = emu.counters();
@@ -97,6 +100,8 @@ async fn concurrent_calls_across_a_client_side_expiry_make_one_token_request() {
     let emu = emulator_with(short_lived()).await;
     let client = client(&emu);
     client.login().await.unwrap();
+    // As above: one renewal is right only if the renewed token outlives the 100 calls.
+    emu.set_token_ttl(Duration::from_secs(3600));
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let calls = (0..100).map(|_| {
         let client = client.clone();

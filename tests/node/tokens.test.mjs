@@ -78,6 +78,9 @@ test('a token about to expire is refreshed before the call', async (t) => {
   const emu = await emulator(t, { tokenTtl: 1 })
   const client = emu.client()
   const first = await client.login()
+  // Renewed tokens live an hour: expires_at is stamped in whole seconds, so a renewed
+  // one-second token could look stale again within milliseconds.
+  emu.setTokenTtl(3600)
   await new Promise((r) => setTimeout(r, 1100))
   await client.agents()
   const counters = emu.counters()

@@ -33,6 +33,9 @@ def test_a_token_expiring_client_side_is_refreshed_before_the_call() -> None:
     with Emulator(token_ttl=1.0) as emulator:
         client = emulator.client()
         client.login()
+        # Renewed tokens live an hour: expires_at is stamped in whole seconds, so a renewed
+        # one-second token could look stale again within milliseconds.
+        emulator.set_token_ttl(3600.0)
         time.sleep(1.1)
         client.agents()
         counters = emulator.counters()

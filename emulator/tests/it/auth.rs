@@ -313,7 +313,9 @@ async fn access_tokens_expire_after_the_ttl() {
         reply.json,
         json!({"error": "invalid_token", "error_description": "The access token provided has expired"})
     );
-    // The refresh token outlives the access token.
+    // The refresh token outlives the access token. (The renewed one lives an hour, so that
+    // a slow machine cannot let it expire before it is used.)
+    env.emu.set_token_ttl(Duration::from_secs(3600));
     let renewed = env.refresh_grant(tokens["refresh_token"].as_str().unwrap()).await;
     assert_eq!(renewed.status, StatusCode::OK);
     let fresh = renewed.json["access_token"].as_str().unwrap();
