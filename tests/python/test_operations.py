@@ -215,7 +215,7 @@ async def test_an_async_iterator_is_fetched_from_one_place_at_a_time(
     aclient: monapi.AsyncClient, emulator: Emulator
 ) -> None:
     iterator = aclient.iter_service_tasks()
-    emulator.set_latency(0.2)
+    emulator.set_latency(0.5)  # wide, so a slow machine still finds the first page in flight
     first = asyncio.ensure_future(iterator.__anext__())
     await asyncio.sleep(0.05)  # the first page is on its way
     with pytest.raises(RuntimeError, match="already fetching"):
