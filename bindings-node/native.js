@@ -841,5 +841,7 @@ module.exports.__panicAsync = nativeBinding.__panicAsync
 module.exports.__panicSync = nativeBinding.__panicSync
 module.exports.__panicUnguarded = nativeBinding.__panicUnguarded
 module.exports.demoAccount = nativeBinding.demoAccount
+module.exports.endpointNames = nativeBinding.endpointNames
+module.exports.invalidInput = nativeBinding.invalidInput
 module.exports.PAGE_SIZE = nativeBinding.PAGE_SIZE
 module.exports.version = nativeBinding.version

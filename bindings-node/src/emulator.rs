@@ -15,7 +15,7 @@ use crate::{guard, spawn};
 /// Start-up settings (types checked by the JavaScript layer).
 #[napi(object)]
 #[derive(Default)]
-pub struct EmulatorOptions {
+pub struct NativeEmulatorOptions {
     /// Seed of the generated data, as a decimal string (it may exceed 2^53).
     pub seed: Option<String>,
     /// Lifetime of access tokens, in seconds.
@@ -117,7 +117,7 @@ impl Drop for NativeEmulator {
 impl NativeEmulator {
     /// Starts an emulator.
     #[napi(catch_unwind, factory)]
-    pub fn start(options: EmulatorOptions) -> napi::Result<NativeEmulator> {
+    pub fn start(options: NativeEmulatorOptions) -> napi::Result<NativeEmulator> {
         guard(|| {
             let mut config = Config::default();
             if let Some(seed) = options.seed {

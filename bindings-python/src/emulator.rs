@@ -12,8 +12,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::client::{AsyncClient, Client};
-use crate::convert::value_to_py;
+use crate::async_client::AsyncClient;
+use crate::client::Client;
+use crate::decode::value_to_py;
 use crate::runtime::lock;
 
 struct Running {

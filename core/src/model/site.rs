@@ -33,7 +33,8 @@ pub struct MonitoringPoint {
     /// Availability per check time (unix seconds).
     #[serde(default, deserialize_with = "de::map")]
     pub uprate: BTreeMap<i64, Uprate>,
-    /// Faults in the period; `None` when the service sent `null` (no fault).
+    /// Faults in the period; `None` when the service sent `null` or an empty object (no
+    /// fault).
     #[serde(default, deserialize_with = "faults")]
     pub fault: Option<Faults>,
     /// Response times per check time (unix seconds).
@@ -146,7 +147,7 @@ impl<'de> Deserialize<'de> for FaultEnd {
     }
 }
 
-/// `fault`: `null` (or PHP's `[]`) means none; otherwise numbered records plus `count`.
+/// `fault`: `null`, `{}` (or PHP's `[]`) mean none; otherwise numbered records plus `count`.
 fn faults<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Faults>, D::Error> {
     struct FaultsVisitor;
     impl<'de> Visitor<'de> for FaultsVisitor {
@@ -181,6 +182,10 @@ fn faults<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Faults>, D::Error> {
                 }
             }
             faults.count = count.unwrap_or(faults.records.len() as u64);
+            // An empty object (PHP's empty array, as the client hands it over) is no fault.
+            if faults.records.is_empty() && faults.count == 0 {
+                return Ok(None);
+            }
             Ok(Some(faults))
         }
     }
