@@ -92,7 +92,7 @@ impl DateRange {
             (Some(start), Some(end)) if start > end => Err(Error::invalid_input(
                 None,
                 "start_date",
-                format!("must not be after end_date ({start} is after {end})"),
+                format!("must not be after the end date ({start} is after {end})"),
             )),
             _ => Ok(()),
         }
