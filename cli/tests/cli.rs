@@ -68,6 +68,7 @@ fn help_on_every_command() {
         vec!["tasks", "--help"],
         vec!["agents", "--help"],
         vec!["report", "--help"],
+        vec!["request", "--help"],
     ] {
         let output = Command::new(BIN).args(&args).output().unwrap();
         assert!(output.status.success(), "{args:?}");
@@ -102,6 +103,50 @@ fn calls_against_the_served_emulator() {
     assert!(!service.as_object().unwrap().is_empty());
     let token = json(&served.run(&["token"]));
     assert_eq!(token["token_type"], "bearer");
+}
+
+#[test]
+fn request_reaches_any_operation() {
+    let served = Served::start();
+    let agents = json(&served.run(&["request", "GET", "/v2/agent/lists.json"]));
+    assert_eq!(agents, json(&served.run(&["agents"])));
+    let page = json(&served.run(&["request", "get", "/v2/service/lists.json", "-q", "page=3"]));
+    assert_eq!(page.as_array().unwrap().len(), 20);
+    let task = r#"[{"server_name":"cli","private_ip":"10.0.0.1","server_ip":"10.0.0.1","server_systype":"0","frequency":"5","snmp_port":"161","snmp_v":"0","snmp_comm":"public","use_agent":"0","alert_setting":{"scope":"3"},"task_type":["cpu"]}]"#;
+    let created = json(&served.run(&[
+        "request",
+        "POST",
+        "/v2/server/create.json",
+        "--form",
+        &format!("data={task}"),
+    ]));
+    assert_eq!(created, serde_json::json!([{"task_id": 30001}]));
+    for (args, needle) in [
+        (
+            vec!["request", "GET", "v2/agent/lists.json"],
+            "`path` must be a path",
+        ),
+        (
+            vec!["request", "GET", "/v2/agent/lists.json", "-q", "access_token=x"],
+            "`query` must not hold access_token",
+        ),
+        (
+            vec!["request", "DELETE", "/v2/agent/lists.json"],
+            "`method` must be GET or POST",
+        ),
+        (
+            vec!["request", "GET", "/v2/site/lists.json"],
+            "GET /v2/site/lists.json: the service answered HTTP 404",
+        ),
+    ] {
+        let output = served.run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let output = served.run(&["request", "GET", "/v2/agent/lists.json", "-q", "novalue"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("expected KEY=VALUE"));
 }
 
 #[test]

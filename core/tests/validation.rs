@@ -329,3 +329,27 @@ fn a_pass_phrase_given_as_a_number_is_its_text_and_a_bad_one_is_never_echoed() {
     );
     assert!(!err.to_string().contains("true"), "{err}");
 }
+
+/// The minimal task of `tests/fixtures/minimal_server_task.json` (the Python and Node suites
+/// create the same one and compare with the same stored task).
+fn minimal_fixture() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/minimal_server_task.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_minimal_task_takes_the_defaults_of_new_and_is_stored_as_in_every_language() {
+    let fixture = minimal_fixture();
+    let emu = emulator().await;
+    let client = client(&emu);
+    let read = ServerTask::batch_from_json(serde_json::json!([fixture["input"]])).unwrap();
+    let mut built = ServerTask::new("web-min", "192.168.1.30", "203.0.113.30", SystemType::Linux);
+    built.frequency = 10;
+    built.task_type = vec![Indicator::Cpu, Indicator::Mem];
+    assert_eq!(read, [built]);
+    client.create_server_tasks(&read).await.unwrap();
+    assert_eq!(emu.server_tasks(), [fixture["stored"].clone()]);
+}

@@ -10,11 +10,18 @@ from typing import Any
 import pytest
 
 import monapi
-from helpers import fixture
 from monapi.testing import Emulator
 
+from helpers import fixture
+
 CASES: list[dict[str, Any]] = fixture("cases.json")["cases"]
-ENV_VARS = ("MONAPI_BASE_URL", "MONAPI_CLIENT_ID", "MONAPI_CLIENT_SECRET", "MONAPI_USERNAME", "MONAPI_PASSWORD")
+ENV_VARS = (
+    "MONAPI_BASE_URL",
+    "MONAPI_CLIENT_ID",
+    "MONAPI_CLIENT_SECRET",
+    "MONAPI_USERNAME",
+    "MONAPI_PASSWORD",
+)
 
 
 def test_the_table_is_large_enough() -> None:
