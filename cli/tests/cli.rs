@@ -1,6 +1,7 @@
 //! The `monapi` binary: help, serve, calls against the served emulator, one-line errors.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_monapi");
@@ -13,8 +14,14 @@ struct Served {
 
 impl Served {
     fn start() -> Served {
+        Served::with(&[])
+    }
+
+    /// `monapi serve` with more arguments.
+    fn with(more: &[&str]) -> Served {
         let mut child = Command::new(BIN)
             .args(["serve", "--port", "0", "--seed", "7"])
+            .args(more)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -40,6 +47,25 @@ impl Served {
             .env("MONAPI_PASSWORD", "123456")
             .output()
             .unwrap()
+    }
+}
+
+impl Served {
+    /// Sets the emulator's quirks through its test hook (`PUT /_emulator/config`).
+    fn set_quirks(&self, quirks: &str) {
+        let address = self.base_url.trim_start_matches("http://");
+        let body = format!(r#"{{"quirks":{quirks}}}"#);
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "PUT /_emulator/config HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     }
 }
 
@@ -182,5 +208,48 @@ fn errors_are_one_line_and_exit_non_zero() {
     assert!(
         stderr.contains("invalid_client") && !stderr.contains("wrong-secret"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn the_task_list_ends_at_an_empty_page_however_it_is_written() {
+    // Two full pages: the list asks for page 3, past the end.
+    let served = Served::with(&["--service-tasks", "100"]);
+    for quirk in ["array", "object", "null"] {
+        served.set_quirks(&format!(r#"{{"past_end_page":"{quirk}"}}"#));
+        let tasks = json(&served.run(&["tasks"]));
+        assert_eq!(tasks.as_array().unwrap().len(), 100, "{quirk}");
+        assert_eq!(
+            json(&served.run(&["tasks", "--page", "3"])),
+            serde_json::json!([]),
+            "{quirk}"
+        );
+    }
+    served.set_quirks(r#"{"past_end_page":"status"}"#);
+    for args in [vec!["tasks"], vec!["tasks", "--page", "3"]] {
+        let output = served.run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("could not decode the answer: expected a list of tasks"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn keyed_maps_written_as_empty_lists_are_printed_as_objects() {
+    let served = Served::start();
+    served.set_quirks(r#"{"no_agents":true,"no_checks":true}"#);
+    assert_eq!(json(&served.run(&["agents"])), serde_json::json!({}));
+    let day = ["--from", "2026-11-01", "--to", "2026-11-01"];
+    let report = |kind: &str, id: &str| json(&served.run(&[&["report", kind, id][..], &day[..]].concat()));
+    assert_eq!(report("service", "10001"), serde_json::json!({}));
+    assert_eq!(report("distribution", "20001"), serde_json::json!({}));
+    let site =
+        json(&served.run(&[&["report", "site", "20001", "--monitor", "average"][..], &day[..]].concat()));
+    assert_eq!(
+        site,
+        serde_json::json!({"0": {"name": "平均", "uprate": {}, "fault": {}, "resptime": {}}})
     );
 }
