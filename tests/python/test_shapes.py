@@ -60,11 +60,10 @@ async def test_a_last_page_that_is_an_object_is_a_decode_error(two_full_pages: E
 def test_keyed_maps_written_as_empty_lists_are_dicts(emulator: Emulator) -> None:
     emulator.set_quirks(no_agents=True, no_checks=True)
     with emulator.client() as client:
-        dates = {"start_date": DAY, "end_date": DAY}
         assert client.agents() == {}
-        assert client.service_report(10001, **dates) == {}
-        assert client.response_time_distribution(20001, **dates) == {}
-        site = client.site_report(20001, **dates)
+        assert client.service_report(10001, start_date=DAY, end_date=DAY) == {}
+        assert client.response_time_distribution(20001, start_date=DAY, end_date=DAY) == {}
+        site = client.site_report(20001, start_date=DAY, end_date=DAY)
         assert site["0"] == {"name": "平均", "uprate": {}, "fault": {}, "resptime": {}}
         assert all(isinstance(point["uprate"], dict) for point in site.values())
         # request() hands the answer back as sent.
