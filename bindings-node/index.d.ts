@@ -253,7 +253,7 @@ export interface AlertSettingInput {
  * 5, SNMP v2c on port 161 with community `public`, no agent plugins, alerts for the creator
  * only, every indicator the system allows; the table is in that function's documentation).
  * A key the service does not know is refused (a misspelt field would otherwise take its
- * default unnoticed). The SDK checks every rule of the spec before sending and names every
+ * default unnoticed). The SDK checks every rule of the service before sending and names every
  * problem (`err.errors`).
  */
 export interface ServerTaskInput {
@@ -573,7 +573,7 @@ export declare class Client {
   refresh(): Promise<Token>
 
   /**
-   * Creates server monitoring tasks in one batch. Every task is checked against the spec's
+   * Creates server monitoring tasks in one batch. Every task is checked against the service's
    * rules first (nothing is sent if one fails). Never retried once it may have reached the
    * service.
    *

@@ -231,7 +231,7 @@ impl Client {
 
     /// Create server monitoring tasks in one batch.
     ///
-    /// Each task is checked against the spec's rules first; nothing is sent when one
+    /// Each task is checked against the service's rules first; nothing is sent when one
     /// breaks a rule.
     ///
     /// Parameters

@@ -4,11 +4,11 @@
 //! array stands for a list or for an object keyed by ids. So an account without agents gets
 //! `[]` for the agent list, a period without checks `[]` for a distribution, and a page past the
 //! end of the task list may come as `[]`, `{}` or `null`. Here every answer gets the shape the
-//! spec documents, before any language sees it:
+//! service's documentation describes, before any language sees it:
 //!
-//! - where the spec documents an object keyed by id (the agent list, a service report, a site
-//!   report and its points' `uprate`, `resptime` and `fault`, a distribution), an empty `[]`
-//!   becomes `{}`. The two have the same length, so the bytes are patched in place at the
+//! - where the documentation describes an object keyed by id (the agent list, a service report,
+//!   a site report and its points' `uprate`, `resptime` and `fault`, a distribution), an empty
+//!   `[]` becomes `{}`. The two have the same length, so the bytes are patched in place at the
 //!   positions a small structural scan finds (never by searching text, which could touch a
 //!   string value);
 //! - a page of the service task list is a list: `{}` and `null` become `[]` (an empty page),

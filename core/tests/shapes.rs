@@ -86,7 +86,7 @@ async fn keyed_maps_written_as_empty_lists_are_empty_maps() {
     for point in site.points.values() {
         assert!(point.uprate.is_empty() && point.resptime.is_empty() && point.fault.is_none());
     }
-    // The faithful forms hold objects where the spec documents them.
+    // The faithful forms hold objects where the service's documentation describes them.
     let faithful = |request: Request| {
         let client = client.clone();
         async move {

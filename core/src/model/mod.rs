@@ -29,7 +29,7 @@ pub struct CreatedTask {
     /// Id of the new task.
     #[serde(deserialize_with = "de::number")]
     pub task_id: u64,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }

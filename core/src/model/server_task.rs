@@ -1,4 +1,4 @@
-//! Server monitoring tasks for the create operation, with the spec's rules checked before
+//! Server monitoring tasks for the create operation, with the service's rules checked before
 //! anything is sent: every problem of a batch at once, in the order the service checks them.
 
 use std::fmt;
@@ -148,7 +148,8 @@ pub enum Indicator {
 }
 
 impl Indicator {
-    /// The indicators the service allows for a system type, in the spec's order.
+    /// The indicators the service allows for a system type, in the order its documentation
+    /// lists them.
     pub fn allowed_for(system: SystemType) -> &'static [Indicator] {
         use Indicator::*;
         match system {
@@ -225,10 +226,10 @@ impl Default for AlertSetting {
 
 /// One server monitoring task of a create batch (an element of the form field `data`).
 ///
-/// Scalars are sent as strings, as in the spec. Build one with [`ServerTask::new`], which
-/// fills every field but the four it takes with its default, and adjust the public fields;
-/// [`validate`](ServerTask::validate) checks the spec's rules (the client calls it before
-/// sending).
+/// Scalars are sent as strings, as the service's documentation shows them. Build one with
+/// [`ServerTask::new`], which fills every field but the four it takes with its default, and
+/// adjust the public fields; [`validate`](ServerTask::validate) checks the service's rules
+/// (the client calls it before sending).
 ///
 /// It deserializes from an object with the service's field names, where each scalar may be a
 /// string or a number and any field but `server_name`, `private_ip`, `server_ip` and
@@ -311,8 +312,8 @@ mod flag {
     }
 }
 
-/// A list of ids: sent as one comma-separated string (as in the spec's example), read from
-/// such a string, a number, or an array of strings and numbers.
+/// A list of ids: sent as one comma-separated string (as the service's documentation shows
+/// it), read from such a string, a number, or an array of strings and numbers.
 mod id_list {
     use super::*;
 
@@ -420,7 +421,7 @@ impl ServerTask {
         }
     }
 
-    /// Checks the spec's rules; the error names every field that breaks one, with the rule.
+    /// Checks the service's rules; the error names every field that breaks one, with the rule.
     pub fn validate(&self) -> Result<()> {
         into_result(check(&Parsed::from(self), None))
     }

@@ -40,7 +40,7 @@ pub struct MonitoringPoint {
     /// Response times per check time (unix seconds).
     #[serde(default, deserialize_with = "de::map")]
     pub resptime: BTreeMap<i64, ResponseTime>,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -53,7 +53,8 @@ pub struct Uprate {
     pub uprate: f64,
 }
 
-/// Response times at one check (milliseconds, very likely: the spec does not say).
+/// Response times at one check (milliseconds, very likely: the service's documentation does
+/// not say).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResponseTime {
     /// Slowest.
@@ -77,7 +78,7 @@ pub struct ResponseTime {
     /// Content download time.
     #[serde(default, deserialize_with = "de::opt_number")]
     pub resp_download_time: Option<f64>,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -108,7 +109,7 @@ pub struct Fault {
     /// Duration of the current fault period, as text.
     #[serde(default, deserialize_with = "de::text")]
     pub current_fault_period: String,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
