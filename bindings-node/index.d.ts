@@ -573,18 +573,19 @@ export declare class Client {
   refresh(): Promise<Token>
 
   /**
-   * Creates server monitoring tasks in one batch. Every task is checked against the service's
-   * rules first (nothing is sent if one fails). Never retried once it may have reached the
-   * service.
+   * Creates server monitoring tasks in one batch. The whole batch is checked against the
+   * service's rules first (nothing is sent if a task fails one). A field left out takes the
+   * default of the Rust core's `ServerTask::new` (see {@link ServerTaskInput}). Never retried
+   * once it may have reached the service.
    *
-   * @throws {MonapiError} `INVALID_INPUT` with `index` and `field`; `PARTIAL_CREATE` with
+   * @throws {MonapiError} `INVALID_INPUT` with `errors` (every problem: `index`, `field`,
+   *   `rule`) and the first one's `index` and `field`; `PARTIAL_CREATE` with
    *   `failedIndex`/`failedIndices` when some lines failed (all others were created).
    * @example
    * ```js
    * const created = await client.createServerTasks([{
    *   server_name: 'web-01', private_ip: '192.168.1.10', server_ip: '203.0.113.10',
-   *   server_systype: '0', frequency: '5', snmp_port: '161', snmp_v: '0', snmp_comm: 'public',
-   *   use_agent: '0', alert_setting: { scope: '3' }, task_type: ['cpu', 'mem'],
+   *   server_systype: 0, frequency: 5, task_type: ['cpu', 'mem'],
    * }])
    * console.log(created[0].task_id)
    * ```

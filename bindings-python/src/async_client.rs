@@ -171,7 +171,8 @@ impl AsyncClient {
     /// Parameters
     /// ----------
     /// tasks : list of dict
-    ///     Server tasks with the API's fields.
+    ///     Server tasks with the API's fields; left-out fields take the defaults of the Rust
+    ///     core's ``ServerTask::new``.
     ///
     /// Returns
     /// -------
@@ -181,7 +182,7 @@ impl AsyncClient {
     /// Raises
     /// ------
     /// ValidationError
-    ///     A task breaks a rule (raised at once, nothing is sent).
+    ///     Tasks break rules (raised at once, nothing is sent; ``errors`` names every problem).
     /// PartialCreateError
     ///     Some tasks failed; all the others were created.
     ///
@@ -219,7 +220,8 @@ impl AsyncClient {
     /// Returns
     /// -------
     /// ServiceTaskAsyncIterator
-    ///     Use with ``async for``; stops after the first page with fewer than 50 tasks.
+    ///     Use with ``async for``; stops after the first page with fewer than 50 tasks (an
+    ///     empty page, ``[]``, ``{}`` or ``null``, is the last).
     ///
     /// Examples
     /// --------

@@ -67,12 +67,13 @@ pub fn raw_request(
 ///     not call the client from it. An exception it raises is logged at WARNING and
 ///     otherwise ignored. It is not pickled.
 /// timeout : float, optional
-///     Seconds one HTTP exchange may take (default 30).
+///     Seconds one HTTP exchange may take: more than 0, at most 2147483.647 (about 24.8
+///     days; default 30).
 /// connect_timeout : float, optional
-///     Seconds to make a connection (default 10).
+///     Seconds to make a connection (default 10; bounded as ``timeout``).
 /// max_retries : int, optional
-///     Retries of a read after a connection error, 429 or 502/503/504 (default 2). A
-///     create is never repeated once it may have reached the service.
+///     Retries of a read after a connection error, 429 or 502/503/504: 0 to 100 (default
+///     2). A create is never repeated once it may have reached the service.
 /// user_agent : str, optional
 ///     The ``User-Agent`` header (default ``monapi-python/<version>``).
 ///
@@ -231,16 +232,21 @@ impl Client {
 
     /// Create server monitoring tasks in one batch.
     ///
-    /// Each task is checked against the service's rules first; nothing is sent when one
-    /// breaks a rule.
+    /// The whole batch is checked against the service's rules first; nothing is sent when a
+    /// task breaks one, and the error names every problem of every task.
     ///
     /// Parameters
     /// ----------
     /// tasks : list of dict
-    ///     Server tasks with the API's fields (``server_name``, ``private_ip``,
-    ///     ``server_ip``, ``server_systype``, ``frequency``, ``snmp_port``, ``snmp_v``,
-    ///     ``snmp_comm``, ``use_agent``, ``plugin_task_uselist_id``, ``alert_setting``,
-    ///     ``task_type`` ...). Numbers may be given as ints or strings.
+    ///     Server tasks with the API's fields. Only ``server_name``, ``private_ip``,
+    ///     ``server_ip`` and ``server_systype`` are required: every other field left out
+    ///     (``frequency``, ``snmp_port``, ``snmp_v``, ``snmp_comm``, ``use_agent``,
+    ///     ``alert_setting``, ``task_type`` ...) takes the default of the Rust core's
+    ///     ``ServerTask::new``, where the table of defaults is (every 5 minutes, SNMP v2c on
+    ///     port 161 with community ``public``, no agent plugins, alerts for the creator only,
+    ///     every indicator the system allows). Numbers may be given as ints or strings. A key
+    ///     the service does not know is refused (a misspelt field would otherwise take its
+    ///     default unnoticed).
     ///
     /// Returns
     /// -------
@@ -250,7 +256,8 @@ impl Client {
     /// Raises
     /// ------
     /// ValidationError
-    ///     A task breaks a rule (``index`` and ``field`` say which).
+    ///     Tasks break rules: ``errors`` lists every problem (``index``, ``field``,
+    ///     ``rule``); ``index`` and ``field`` are the first one's.
     /// PartialCreateError
     ///     Some tasks failed (``failed_indices``); all the others were created.
     ///
@@ -259,8 +266,7 @@ impl Client {
     /// >>> client.create_server_tasks([{
     /// ...     "server_name": "web-01", "private_ip": "192.168.1.10",
     /// ...     "server_ip": "203.0.113.10", "server_systype": 0, "frequency": 5,
-    /// ...     "snmp_port": 161, "snmp_v": 0, "snmp_comm": "public", "use_agent": 0,
-    /// ...     "alert_setting": {"scope": 3}, "task_type": ["cpu", "mem"]}])
+    /// ...     "task_type": ["cpu", "mem"]}])
     /// [{'task_id': 30001}]
     fn create_server_tasks(&self, py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let request = Request::CreateServerTasks(server_tasks(py, tasks)?);
@@ -293,7 +299,9 @@ impl Client {
 
     /// Every service task, page after page, fetched as the iteration reaches them.
     ///
-    /// Stops after the first page with fewer than 50 tasks.
+    /// Stops after the first page with fewer than 50 tasks; an empty page, however the
+    /// service writes it (``[]``, ``{}`` or ``null``), is the last. A page that is neither
+    /// a list nor empty raises :class:`DecodeError`.
     ///
     /// Returns
     /// -------
