@@ -37,11 +37,12 @@ rust-test:
 rust-package:
 	CARGO="$(CARGO)" scripts/check-crates.sh
 
-## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors
-lint:
+## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors; actionlint on the workflows
+lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
+	$(PY_PATH) $(PY_VENV)/bin/actionlint
 
 ## fmt: format the code
 fmt:
