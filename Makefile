@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench rust-build rust-test rust-package
+.PHONY: demo test build lint fmt bench rust-build rust-test rust-package set-version
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -43,6 +43,10 @@ lint: python-env
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
+
+## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)
+set-version: node-env
+	CARGO="$(CARGO)" NODE="$(NODE)" NPM="$(NPM)" scripts/set-version.sh $(VERSION)
 
 ## fmt: format the code
 fmt:

@@ -6,7 +6,7 @@
 - The sdist of `make python-dist` builds and installs in a fresh venv with nothing but Rust and
   pip (pip fetches the build backend named by pyproject.toml), and works.
 - The crates, the wheel, the sdist and every npm package carry the one version of Cargo's
-  `workspace.package`.
+  `workspace.package`, and scripts/set-version.sh changes every copy of it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import zipfile
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DIST = ROOT / "target" / "dist"
@@ -33,17 +36,22 @@ PROGRAM = (
 )
 
 
-def workspace_version() -> str:
-    """The version of every crate of the workspace (they must agree): the project's version."""
+def crate_versions(root: pathlib.Path) -> dict[str, str]:
+    """The version of each crate of the workspace at `root` (as Cargo.lock has them)."""
     metadata = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
-        cwd=ROOT,
+        ["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"],
+        cwd=root,
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
     )
-    versions = {p["name"]: p["version"] for p in json.loads(metadata.stdout)["packages"]}
+    return {str(p["name"]): str(p["version"]) for p in json.loads(metadata.stdout)["packages"]}
+
+
+def workspace_version() -> str:
+    """The version of every crate of the workspace (they must agree): the project's version."""
+    versions = crate_versions(ROOT)
     assert len(set(versions.values())) == 1, versions
     return versions["monapi"]
 
@@ -204,35 +212,83 @@ def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
     assert_typed_abi3_package(where)
 
 
-def test_one_version_for_the_crates_the_wheel_the_sdist_and_every_npm_package() -> None:
-    version = workspace_version()
+def read_json(path: pathlib.Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), path
+    return data
 
-    def read_json(path: pathlib.Path) -> dict[str, object]:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        assert isinstance(data, dict), path
-        return data
 
-    package = read_json(ROOT / "package.json")
-    assert package["version"] == version
-    lock = read_json(ROOT / "package-lock.json")
-    assert lock["version"] == version
-    packages = lock["packages"]
-    assert isinstance(packages, dict)
-    assert packages[""]["version"] == version
-
+def versions(root: pathlib.Path) -> dict[str, str]:
+    """Every copy of the project's version in the checkout at `root`, by where it is."""
+    found = {f"crate {name}": version for name, version in crate_versions(root).items()}
+    # The path dependencies' versions, which cargo package writes into the published manifests.
+    cargo = (root / "Cargo.toml").read_text(encoding="utf-8")
+    for crate in ("monapi", "monapi-emulator"):
+        match = re.search(rf'^{crate} = {{ path = "[^"]*", version = "([^"]*)" }}$', cargo, re.M)
+        assert match, f"workspace.dependencies.{crate}"
+        found[f"Cargo.toml workspace.dependencies.{crate}"] = match[1]
+    package = read_json(root / "package.json")
+    found["package.json"] = package["version"]
+    lock = read_json(root / "package-lock.json")
+    found["package-lock.json"] = lock["version"]
+    found["package-lock.json packages['']"] = lock["packages"][""]["version"]
     # One npm/<platform>/ per napi target; the staged main package lists them all as
     # optionalDependencies at its own version (tests/node/pack.test.mjs checks that).
-    platforms = {
-        path.parent.name: read_json(path) for path in sorted((ROOT / "npm").glob("*/package.json"))
-    }
-    napi = package["napi"]
-    assert isinstance(napi, dict)
-    assert len(platforms) == len(napi["targets"]) == 6, sorted(platforms)
-    for name, manifest in platforms.items():
-        assert manifest["name"] == f"@monapi/{name}"
-        assert manifest["version"] == version, name
+    platforms = sorted((root / "npm").glob("*/package.json"))
+    assert len(platforms) == len(package["napi"]["targets"]) == 6, platforms
+    for path in platforms:
+        manifest = read_json(path)
+        assert manifest["name"] == f"@monapi/{path.parent.name}"
+        found[f"npm/{path.parent.name}/package.json"] = manifest["version"]
+    return found
 
+
+def test_one_version_for_the_crates_the_wheel_the_sdist_and_every_npm_package() -> None:
+    version = workspace_version()
+    found = versions(ROOT)
+    assert found == dict.fromkeys(found, version)
     with zipfile.ZipFile(built("monapi-*.whl")) as archive:
         metadata = archive.read(f"monapi-{version}.dist-info/METADATA").decode()
     assert f"\nVersion: {version}\n" in metadata
     assert built("monapi-*.tar.gz").name == f"monapi-{version}.tar.gz"
+
+
+def test_set_version_changes_every_copy_and_opens_the_changelog_section(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A copy of the checkout (tracked and new files, not the build outputs), with the installed
+    # node_modules, where the script may write.
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    copy = tmp_path / "checkout"
+    for name in listed.stdout.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name, follow_symlinks=False)
+    (copy / "node_modules").symlink_to(ROOT / "node_modules")
+
+    run = subprocess.run(
+        [copy / "scripts" / "set-version.sh", "9.8.7-rc.1"],
+        env={**os.environ, "CARGO_NET_OFFLINE": "true"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    found = versions(copy)
+    assert found == dict.fromkeys(found, "9.8.7-rc.1")
+    changelog = (copy / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(
+        r"^## \[Unreleased\]\n\n## \[9\.8\.7-rc\.1\] - \d{4}-\d\d-\d\d$", changelog, re.M
+    )
+
+    refused = subprocess.run(
+        [copy / "scripts" / "set-version.sh", "next"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2
+    assert "usage: scripts/set-version.sh X.Y.Z" in refused.stderr
