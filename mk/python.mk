@@ -6,6 +6,9 @@
 #                 abi3 (CPython >= 3.10), manylinux2014 (glibc >= 2.17), built by maturin --zig
 #                 (zig from the ziglang wheel: no container, no other toolchain)
 #   python-dist   python-build, plus the sdist (maturin sdist) into target/dist/
+#   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
+#                 std; zig links against musl). Not part of make test: there is no musl CPython
+#                 here to install it into (the release workflow tests it on Alpine)
 #   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
 #   python-bench  bench/python/bench.py against the release-built emulator
@@ -28,7 +31,7 @@ PY_INSTALLED := $(PY_VENV)/.monapi-installed
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
 PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
 
-.PHONY: python-env python-build python-dist python-test python-lint python-demo python-bench
+.PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
 python-env: $(PY_ENV_STAMP)
 
@@ -64,7 +67,12 @@ python-dist: python-build
 	rm -f $(PY_DIST)/monapi-*.tar.gz
 	$(PY_VENV)/bin/maturin sdist --out $(PY_DIST)
 
-# The packaging tests (tests/python/test_dist.py) install target/dist's wheel and sdist into fresh
+python-musl: python-env
+	rustup target add x86_64-unknown-linux-musl
+	rm -f $(PY_DIST)/musllinux/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --target x86_64-unknown-linux-musl --compatibility musllinux_1_2 --out $(PY_DIST)/musllinux
+
+# The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
 python-test: python-dist
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python

@@ -13,6 +13,21 @@ crates=(monapi monapi-emulator monapi-cli)
 version=$("$cargo" metadata --format-version 1 --no-deps --locked |
   python3 -c 'import json, sys; print({p["name"]: p["version"] for p in json.load(sys.stdin)["packages"]}["monapi"])')
 
+# The rust-version the crates declare must be at least every dependency's: cargo refuses to build
+# a package with an older compiler than it declares, so a lower figure would be a false promise.
+"$cargo" metadata --format-version 1 --locked | python3 -c '
+import json, sys
+packages = json.load(sys.stdin)["packages"]
+def version(text):
+    parts = [int(part) for part in text.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
+ours = next(p["rust_version"] for p in packages if p["name"] == "monapi")
+newer = sorted("%s %s (%s)" % (p["name"], p["version"], p["rust_version"]) for p in packages
+               if p.get("rust_version") and version(p["rust_version"]) > version(ours))
+if newer:
+    sys.exit("workspace.package.rust-version is %s, but these need a newer Rust: %s" % (ours, ", ".join(newer)))
+'
+
 # --allow-dirty: a developer runs this before committing; CI runs it on a clean clone.
 "$cargo" package --locked --allow-dirty --target-dir "$target_dir" "${crates[@]/#/--package=}"
 
