@@ -56,6 +56,8 @@ export declare class NativeEmulator {
   setLatency(ms: number): void
   /** Replaces the fault settings (JSON with the emulator's snake_case keys). */
   setFaults(faultsJson: string): void
+  /** Replaces the quirks (left-out ones are off). */
+  setQuirks(settings: NativeQuirks): void
   /** Every access token issued so far expires now. */
   expireTokens(): void
   /** Every refresh token becomes invalid. */
@@ -125,6 +127,19 @@ export interface EmulatorOptions {
   serviceTasks?: number
   /** Fault settings as JSON (the emulator's snake_case keys). */
   faults?: string
+  /** Quirks (types checked by the JavaScript layer). */
+  quirks?: NativeQuirks
+}
+
+/**
+ * The emulator's quirks as JavaScript names them (`Quirks` in index.d.ts); the emulator
+ * checks the values.
+ */
+export interface NativeQuirks {
+  /** `array`, `object`, `null` or `status`. */
+  pastEndPage?: string
+  noAgents?: boolean
+  noChecks?: boolean
 }
 
 /** Records per page of the service task list. */

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use monapi_emulator::{Config, Emulator, Faults};
+use monapi_emulator::{Config, ConfigError, Emulator, Faults, PastEndPage, Quirks};
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
@@ -26,6 +26,33 @@ pub struct EmulatorOptions {
     pub service_tasks: Option<u32>,
     /// Fault settings as JSON (the emulator's snake_case keys).
     pub faults: Option<String>,
+    /// Quirks (types checked by the JavaScript layer).
+    pub quirks: Option<NativeQuirks>,
+}
+
+/// The emulator's quirks as JavaScript names them (`Quirks` in index.d.ts); the emulator
+/// checks the values.
+#[napi(object)]
+#[derive(Default)]
+pub struct NativeQuirks {
+    /// `array`, `object`, `null` or `status`.
+    pub past_end_page: Option<String>,
+    pub no_agents: Option<bool>,
+    pub no_checks: Option<bool>,
+}
+
+fn quirks(quirks: NativeQuirks) -> napi::Result<Quirks> {
+    let past_end_page = match quirks.past_end_page {
+        None => PastEndPage::default(),
+        Some(name) => name
+            .parse()
+            .map_err(|e: ConfigError| invalid_input("quirks.pastEndPage", e.rule()))?,
+    };
+    Ok(Quirks {
+        past_end_page,
+        no_agents: quirks.no_agents.unwrap_or_default(),
+        no_checks: quirks.no_checks.unwrap_or_default(),
+    })
 }
 
 /// The demo account every emulator registers.
@@ -137,6 +164,9 @@ impl NativeEmulator {
             if let Some(json) = options.faults {
                 config.faults = faults(&json)?;
             }
+            if let Some(settings) = options.quirks {
+                config.quirks = quirks(settings)?;
+            }
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 crate::errors::Payload {
                     code: "CONNECTION",
@@ -205,6 +235,15 @@ impl NativeEmulator {
         guard(|| {
             let faults = faults(&faults_json)?;
             self.with(|e| e.set_faults(faults))
+        })
+    }
+
+    /// Replaces the quirks (left-out ones are off).
+    #[napi(catch_unwind)]
+    pub fn set_quirks(&self, settings: NativeQuirks) -> napi::Result<()> {
+        guard(|| {
+            let quirks = quirks(settings)?;
+            self.with(|e| e.set_quirks(quirks))
         })
     }
 

@@ -6,4 +6,5 @@ mod create;
 mod endpoints;
 mod faults;
 mod openapi;
+mod quirks;
 mod state;
