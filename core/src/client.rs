@@ -152,7 +152,7 @@ impl Client {
     }
 
     /// Creates server monitoring tasks in one batch, after checking each against the service's
-    /// rules. When some lines fail, the error is [`Error::PartialCreate`] and every other line
+    /// rules. When some lines fail, the error is [`Error::PartialCreate`](crate::Error::PartialCreate) and every other line
     /// was created. Never retried once the request may have reached the service.
     pub async fn create_server_tasks(&self, tasks: &[ServerTask]) -> Result<Vec<CreatedTask>> {
         self.execute(&Request::CreateServerTasks(tasks.to_vec()))
