@@ -33,7 +33,8 @@ const MONITOR_RULE: &str =
     "must be 0 (the average) or a monitoring point id: a whole number, or a string of its digits";
 
 /// An id as another language hands it over: a whole number, a floating-point number (every
-/// JavaScript number; a Python `float`) or text (the service's lists send ids as strings).
+/// JavaScript number; a Python `float`; up to 2^53 - 1, past which it cannot hold every whole
+/// number) or text (the service's lists send ids as strings).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Id<'a> {
     /// An integer.
@@ -44,11 +45,15 @@ pub enum Id<'a> {
     Text(&'a str),
 }
 
+/// The largest whole number a float holds exactly with every smaller one (2^53 - 1): an id
+/// past it may have been rounded on its way here.
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_991.0;
+
 /// A whole number of 0 or more from an [`Id`], or `None`.
 fn whole(value: Id<'_>) -> Option<u64> {
     match value {
         Id::Int(n) => u64::try_from(n).ok(),
-        Id::Float(f) => whole_f64(f, u64::MAX as f64),
+        Id::Float(f) => whole_f64(f, MAX_EXACT_FLOAT),
         Id::Text(text) => {
             let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
             digits.then(|| text.parse().ok()).flatten()
@@ -215,6 +220,7 @@ mod tests {
             Id::Float(1.5),
             Id::Float(f64::NAN),
             Id::Float(-1.0),
+            Id::Float(1e17),
             Id::Text(""),
             Id::Text(" 1"),
             Id::Text("+1"),
