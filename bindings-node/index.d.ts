@@ -209,7 +209,11 @@ export interface CreatedTask {
   task_id: number | string
 }
 
-/** An id: a non-negative integer, a string of digits (as the service sends them), or a bigint. */
+/**
+ * An id: a whole number (above 0 for a task; `0` is the average monitoring point), a string of
+ * its digits (as the service sends them), or a bigint. A number past 2^53 - 1 is refused (it
+ * may have been rounded): give such an id as a string or a bigint.
+ */
 export type Id = number | string | bigint
 
 /** A day: a `Date` (its local calendar day) or a `"YYYY-MM-DD"` string. */
