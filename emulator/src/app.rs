@@ -16,7 +16,7 @@ use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
 use crate::state::{World, FIRST_SERVER_TASK};
 
-/// Requests received per spec endpoint since start or the last reset, counted before
+/// Requests received per API endpoint since start or the last reset, counted before
 /// latency, faults and validation (so faulted and failed requests count too).
 ///
 /// ```
@@ -43,11 +43,11 @@ pub struct Counters {
     pub site_report: u64,
     /// `GET /v2/site/respose_time_distribute/{id}.json`.
     pub distribution: u64,
-    /// All spec endpoints together (never `/_emulator/`).
+    /// All API endpoints together (never `/_emulator/`).
     pub total: u64,
 }
 
-/// The spec endpoints, for counting.
+/// The API endpoints, for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
     Token,

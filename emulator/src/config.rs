@@ -42,11 +42,11 @@ pub struct Config {
     /// User accounts as `(username, plain password)`; the token endpoint receives the
     /// password's MD5 hex.
     pub users: Vec<(String, String)>,
-    /// Delay added before every spec endpoint answers (never to `/_emulator/`).
+    /// Delay added before every API endpoint answers (never to `/_emulator/`).
     pub latency: Duration,
-    /// Faults injected into spec endpoint responses.
+    /// Faults injected into API endpoint responses.
     pub faults: Faults,
-    /// Base of the agent download links (`{download_url}` in the spec).
+    /// Base of the agent download links (the second host of the service, which serves the agents' downloads).
     pub download_url: String,
     /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
     pub service_tasks: usize,
@@ -89,7 +89,7 @@ impl fmt::Debug for Config {
     }
 }
 
-/// Faults injected into spec endpoint responses (never into `/_emulator/`).
+/// Faults injected into API endpoint responses (never into `/_emulator/`).
 ///
 /// The queue [`Faults::next`] is served first, one fault per request in order; after it
 /// is empty each request draws once from an RNG seeded from [`Config::seed`] and gets a

@@ -1,10 +1,10 @@
 //! A stateful local emulator of the monitoring service API.
 //!
-//! It serves every endpoint of the spec (tokens, server task creation, service task
+//! It serves every endpoint of the service's API (tokens, server task creation, service task
 //! and agent lists, service and site reports, response-time distribution) from data
 //! generated deterministically from a seed, and adds test hooks under `/_emulator/`
 //! (counters, reset, faults, latency, token expiry, PHP-shaped quirks). See the crate's
-//! README for every behaviour the spec leaves open.
+//! README for every behaviour the service's documentation leaves open.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -24,8 +24,11 @@ mod catalog;
 mod config;
 mod faults;
 mod handlers;
+mod hooks;
 mod reports;
+mod response;
 mod rng;
+mod router;
 mod server;
 mod state;
 mod validate;
@@ -107,7 +110,7 @@ impl Emulator {
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
         let addr = listener.local_addr()?;
-        let router = handlers::router(app.clone());
+        let router = router::router(app.clone());
         let task = tokio::spawn(server::serve(listener, router, stop));
         Ok(Emulator::new(app, addr, shutdown, Runner::Task(Some(task))))
     }
@@ -130,7 +133,7 @@ impl Emulator {
             .build()?;
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
-        let router = handlers::router(app.clone());
+        let router = router::router(app.clone());
         let thread = thread::Builder::new()
             .name("monapi-emulator".into())
             .spawn(move || {
@@ -174,7 +177,7 @@ impl Emulator {
         self.app.knobs().token_ttl = ttl;
     }
 
-    /// Delay added before every spec endpoint answers, from the next request on.
+    /// Delay added before every API endpoint answers, from the next request on.
     pub fn set_latency(&self, latency: Duration) {
         self.app.knobs().latency = latency;
     }

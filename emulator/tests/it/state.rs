@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::common::*;
 
 #[tokio::test]
-async fn counters_count_every_spec_request() {
+async fn counters_count_every_api_request() {
     let env = start().await;
     let tokens = env.password_grant().await.json;
     env.refresh_grant(tokens["refresh_token"].as_str().unwrap()).await;
@@ -103,7 +103,7 @@ async fn reset_returns_to_the_start_state() {
 }
 
 #[tokio::test]
-async fn latency_delays_spec_endpoints_only() {
+async fn latency_delays_api_endpoints_only() {
     // Wide margins: "not delayed" means well under the latency even on a loaded machine.
     let latency = Duration::from_millis(1500);
     let env = start_with(Config {
