@@ -63,6 +63,12 @@ struct ConfigUpdate {
     quirks: Option<Quirks>,
 }
 
+/// A 400 `{"error","field","rule"}` naming the setting and the rule it breaks.
+fn bad_setting(field: &str, rule: &str) -> Response {
+    let body = json!({"error": format!("{field}: {rule}"), "field": field, "rule": rule});
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
+}
+
 /// `PUT /_emulator/config`: changes the given settings, answers with all of them. A bad
 /// body changes nothing and is a 400 `{"error","field","rule"}` naming the setting (its
 /// path in the body, e.g. `quirks.past_end_page`) and the rule it breaks.
@@ -71,18 +77,20 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let update: ConfigUpdate = match serde_path_to_error::deserialize(&mut json) {
         Ok(update) => update,
         Err(error) => {
-            let field = error.path().to_string();
             let inner = error.inner();
             // The position in a one-line body says nothing the field does not.
             let position = format!(" at line {} column {}", inner.line(), inner.column());
             let text = inner.to_string();
             let rule = text.strip_suffix(&position).unwrap_or(&text);
-            let body = json!({"error": format!("{field}: {rule}"), "field": field, "rule": rule});
-            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+            return bad_setting(&error.path().to_string(), rule);
         }
     };
     if let Some(faults) = update.faults {
-        app.set_faults(faults);
+        // Checked before anything changes.
+        if let Err(error) = app.set_faults(faults) {
+            let error = error.within("faults");
+            return bad_setting(error.field(), error.rule());
+        }
     }
     let mut knobs = app.knobs();
     if let Some(secs) = update.token_ttl_secs {

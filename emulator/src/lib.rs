@@ -79,7 +79,9 @@ enum Runner {
 }
 
 impl Emulator {
-    /// Starts on `127.0.0.1` with a free port, on the current tokio runtime.
+    /// Starts on `127.0.0.1` with a free port, on the current tokio runtime. A configuration
+    /// that [`Config::check`] refuses is an `io::Error` of kind `InvalidInput` carrying the
+    /// [`ConfigError`] (so are those of [`Emulator::bind`] and [`Emulator::spawn_thread`]).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -106,6 +108,7 @@ impl Emulator {
     /// # }
     /// ```
     pub async fn bind(config: Config, addr: SocketAddr) -> std::io::Result<Emulator> {
+        checked(&config)?;
         let listener = TcpListener::bind(addr).await?;
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
@@ -125,6 +128,7 @@ impl Emulator {
     /// drop(emulator); // stops the server and joins the thread
     /// ```
     pub fn spawn_thread(config: Config) -> std::io::Result<Emulator> {
+        checked(&config)?;
         let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -182,9 +186,26 @@ impl Emulator {
         self.app.knobs().latency = latency;
     }
 
-    /// Replaces the fault settings (and re-seeds the fault RNG).
-    pub fn set_faults(&self, faults: Faults) {
-        self.app.set_faults(faults);
+    /// Replaces the fault settings (and re-seeds the fault RNG). A share outside
+    /// `0.0..=1.0`, or NaN, is refused ([`Faults::check`]) and changes nothing.
+    ///
+    /// ```
+    /// use monapi_emulator::{Emulator, FaultKind, Faults};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = Emulator::start(Default::default()).await?;
+    /// let next = Faults { next: vec![FaultKind::Error503], ..Faults::default() };
+    /// emulator.set_faults(next).unwrap();
+    /// let error = emulator
+    ///     .set_faults(Faults { error_500: -0.5, ..Faults::default() })
+    ///     .unwrap_err();
+    /// assert_eq!(error.field(), "error_500");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn set_faults(&self, faults: Faults) -> Result<(), ConfigError> {
+        self.app.set_faults(faults)
     }
 
     /// Replaces the quirks (answers shaped as the real service's PHP writes them), from the
@@ -251,6 +272,13 @@ impl Emulator {
             }
         }
     }
+}
+
+/// [`Config::check`] as the `io::Error` the start functions return.
+fn checked(config: &Config) -> std::io::Result<()> {
+    config
+        .check()
+        .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))
 }
 
 impl std::fmt::Debug for Emulator {

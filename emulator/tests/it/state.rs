@@ -68,10 +68,12 @@ async fn reset_returns_to_the_start_state() {
         .await;
     env.emu.set_latency(Duration::from_secs(3));
     env.emu.set_token_ttl(Duration::from_secs(5));
-    env.emu.set_faults(Faults {
-        next: vec![FaultKind::Error500; 3],
-        ..Faults::default()
-    });
+    env.emu
+        .set_faults(Faults {
+            next: vec![FaultKind::Error500; 3],
+            ..Faults::default()
+        })
+        .unwrap();
     env.emu.reset();
     assert_eq!(env.emu.counters(), Counters::default());
     assert!(env.emu.server_tasks().is_empty());
