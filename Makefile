@@ -37,6 +37,8 @@ rust-test:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# The benchmark-only code of the Python binding (never in a shipped wheel).
+	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 
 ## fmt: format the code
 fmt:

@@ -5,7 +5,9 @@
 #   python-build  release wheel into target/wheels/, installed into .venv/ (--force-reinstall)
 #   python-test   python-build, then pytest (with the stub check), mypy --strict, ruff
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
-#   python-bench  bench/python/bench.py against the release-built emulator
+#   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
+#                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
+#                 it installs has the cargo feature bench-bridge (hidden A/B functions)
 
 CARGO ?= cargo
 PYTHON ?= python3
@@ -31,10 +33,11 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
 	touch $@
 
-# maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR.
+# maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. $(1): more maturin
+# arguments (the bench adds a cargo feature).
 define py_build_wheel
 	rm -f $(PY_WHEELS)/monapi-*.whl
-	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --out $(PY_WHEELS)
+	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release $(1) --out $(PY_WHEELS)
 	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
@@ -63,5 +66,10 @@ python-lint: python-env
 python-demo: $(PY_INSTALLED)
 	$(PY) examples/quickstart.py
 
-python-bench: python-build
+# The bench wheel carries the feature bench-bridge: python-demo rebuilds the shipped one.
+python-bench: python-env
+	$(call py_build_wheel,--features bench-bridge)
+	rm -f $(PY_INSTALLED)
+	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/bench.py
+	$(PY) bench/python/bridge.py --serve $(PY_TARGET_DIR)/release/monapi

@@ -6,6 +6,8 @@
 
 use pyo3::prelude::*;
 
+#[cfg(feature = "bench-bridge")]
+mod bench_bridge;
 mod client;
 mod convert;
 mod emulator;
@@ -33,5 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::_loads, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_loads_chunked, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::_panic, m)?)?;
+    #[cfg(feature = "bench-bridge")]
+    m.add_function(wrap_pyfunction!(bench_bridge::_bench_via_library, m)?)?;
     Ok(())
 }
