@@ -1,5 +1,5 @@
-//! Fixed tables of the service's API documentation (service types and their series, server indicators)
-//! plus the emulator's own vocabulary (monitoring points, fault texts, name parts).
+//! Fixed tables of the service's API documentation (service types and their series, server
+//! indicators) plus the emulator's own vocabulary (monitoring points, fault texts, name parts).
 
 /// How the values of one report field look.
 #[derive(Clone, Copy, Debug)]

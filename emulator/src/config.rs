@@ -46,7 +46,8 @@ pub struct Config {
     pub latency: Duration,
     /// Faults injected into API endpoint responses.
     pub faults: Faults,
-    /// Base of the agent download links (the second host of the service, which serves the agents' downloads).
+    /// Base of the agent download links: the service's second host, which serves the
+    /// agents' downloads.
     pub download_url: String,
     /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
     pub service_tasks: usize,
