@@ -13,9 +13,11 @@ result reaches the event loop differs:
 
 Two workloads: 1,000 concurrent site reports (one day, the average only) and 10,000
 concurrent tiny calls (the agent list). The contenders take turns round after round, in
-alternating order; the table gives the median, best and worst batch of each and the ratio of
-the medians. Needs the wheel built with the cargo feature `bench-bridge` (`make
-python-bench` builds it; the shipped wheel does not carry it).
+alternating order; the table gives the median, best and worst batch of each (wall time), the
+ratio of the medians, and the median CPU time of this process per batch (all its threads: on
+a machine shared with other work it moves less than the wall time). Needs the wheel built
+with the cargo feature `bench-bridge` (`make python-bench` builds it; the shipped wheel does
+not carry it).
 
     python bench/python/bridge.py [--serve target/release/monapi] [--rounds 9]
 """
@@ -27,6 +29,7 @@ import asyncio
 import datetime
 import statistics
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -72,14 +75,22 @@ def main() -> int:
     def agents() -> list[Any]:
         return [client.agents() for _ in range(args.tiny)]
 
+    cpu: dict[str, list[float]] = {OWN: [], LIBRARY: []}
+
     def contenders(
         calls: Callable[[], list[Any]],
     ) -> dict[str, Callable[[], Coroutine[Any, Any, list[Any]]]]:
         async def own() -> list[Any]:
-            return list(await asyncio.gather(*calls()))
+            started = time.process_time()
+            results = list(await asyncio.gather(*calls()))
+            cpu[OWN].append(time.process_time() - started)
+            return results
 
         async def library() -> list[Any]:
-            return list(await asyncio.gather(*(via_library(call) for call in calls())))
+            started = time.process_time()
+            results = list(await asyncio.gather(*(via_library(call) for call in calls())))
+            cpu[LIBRARY].append(time.process_time() - started)
+            return results
 
         return {OWN: own, LIBRARY: library}
 
@@ -97,13 +108,18 @@ def main() -> int:
     print("machine: " + ", ".join(f"{k} {v}" for k, v in machine().items()))
     print(f"rounds: {args.rounds} batches of each contender per workload, turns alternating")
     print()
-    print(f"| workload | {OWN}: median (best-worst) | {LIBRARY}: median (best-worst) | ratio |")
-    print("|---|---:|---:|---:|")
+    print(
+        f"| workload | {OWN}: median (best-worst) | {LIBRARY}: median (best-worst) | ratio "
+        f"| CPU per batch: {OWN} / {LIBRARY} |"
+    )
+    print("|---|---:|---:|---:|---:|")
     ratios = []
     for label, calls in (
         (f"{args.reports} concurrent site reports", reports),
         (f"{args.tiny} concurrent tiny calls (agents)", agents),
     ):
+        for times in cpu.values():
+            times.clear()
         seconds = rounds_async(contenders(calls), args.rounds, nothing)
         median = {name: statistics.median(times) for name, times in seconds.items()}
         ratio = median[LIBRARY] / median[OWN]
@@ -112,7 +128,9 @@ def main() -> int:
             f"{median[name] * 1e3:.0f} ms ({min(times) * 1e3:.0f}-{max(times) * 1e3:.0f})"
             for name, times in seconds.items()
         ]
-        print(f"| {label} | {cells[0]} | {cells[1]} | {ratio:.2f}x |")
+        # The warm-up batch of each contender is left out, as for the wall times.
+        busy = [f"{statistics.median(times[1:]) * 1e3:.0f} ms" for times in cpu.values()]
+        print(f"| {label} | {cells[0]} | {cells[1]} | {ratio:.2f}x | {busy[0]} / {busy[1]} |")
     print()
     keep = max(ratios) >= DECISION_RATIO
     verdict = "keep the own bridge" if keep else "switch to pyo3-async-runtimes"
