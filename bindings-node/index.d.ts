@@ -705,7 +705,8 @@ export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropConnection' 
 
 /**
  * Faults injected into the emulator's answers. `next` is served first, one fault per
- * request in order; after it, each request gets a fault with the given share (0 to 1).
+ * request in order; after it, each request gets a fault with the given share (0 to 1: the
+ * emulator refuses any other share, NaN included, with `INVALID_INPUT` naming it).
  */
 export interface FaultSettings {
   /** Share of answers `500 {"code":500,...}`. */

@@ -435,24 +435,24 @@ if (typeof Symbol.asyncDispose === 'symbol') {
   Client.prototype[Symbol.asyncDispose] = Client.prototype.close
 }
 
-const FAULT_KEYS = {
-  error500: 'error_500',
-  error503: 'error_503',
-  error429: 'error_429',
-  retryAfterSecs: 'retry_after_secs',
-  dropConnection: 'drop_connection',
-  truncatedBody: 'truncated_body',
-  malformedBody: 'malformed_body',
-  next: 'next',
-}
+const FAULT_KEYS = [
+  'error500',
+  'error503',
+  'error429',
+  'retryAfterSecs',
+  'dropConnection',
+  'truncatedBody',
+  'malformedBody',
+  'next',
+]
 const FAULT_KINDS = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
 const SNAKE_KINDS = ['error_500', 'error_503', 'error_429', 'drop_connection', 'truncated_body', 'malformed_body']
 
-/** Fault settings as the emulator's JSON (snake_case keys and kinds). */
-function faultsJson(value, name) {
-  const o = options(value, name, Object.keys(FAULT_KEYS))
+/** Fault settings for the native side (kinds by the emulator's names), which checks the shares. */
+function faultSettings(value, name) {
+  const o = options(value, name, FAULT_KEYS)
   const out = {}
-  for (const [key, snake] of Object.entries(FAULT_KEYS)) {
+  for (const key of FAULT_KEYS) {
     const v = o[key]
     if (isUnset(v)) continue
     if (key === 'next') {
@@ -466,15 +466,13 @@ function faultsJson(value, name) {
         return SNAKE_KINDS[at < 0 ? snakeAt : at]
       })
     } else if (key === 'retryAfterSecs') {
-      out[snake] = count(v, `${name}.${key}`, 86400)
+      out[key] = count(v, `${name}.${key}`, 86400)
     } else {
-      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) {
-        throw invalid(`${name}.${key}`, 'must be a share from 0 to 1')
-      }
-      out[snake] = v
+      if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
+      out[key] = v
     }
   }
-  return JSON.stringify(out)
+  return out
 }
 
 /** Quirks for the native side, which checks the values against the emulator's rules. */
@@ -515,7 +513,7 @@ class Emulator {
       tokenTtl: number(o.tokenTtl, 'tokenTtl', TTL_RULE),
       latencyMs: number(o.latencyMs, 'latencyMs', LATENCY_RULE),
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
-      faults: isUnset(o.faults) ? undefined : faultsJson(o.faults, 'faults'),
+      faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
@@ -567,8 +565,8 @@ class Emulator {
   }
 
   setFaults(faults) {
-    const json = faultsJson(faults, 'faults')
-    invokeSync(() => this.#native.setFaults(json))
+    const settings = faultSettings(faults, 'faults')
+    invokeSync(() => this.#native.setFaults(settings))
   }
 
   setQuirks(quirks) {

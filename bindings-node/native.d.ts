@@ -64,8 +64,8 @@ export declare class NativeEmulator {
   setTokenTtl(seconds: number): void
   /** Delay before every answer from now on, in milliseconds. */
   setLatency(ms: number): void
-  /** Replaces the fault settings (JSON with the emulator's snake_case keys). */
-  setFaults(faultsJson: string): void
+  /** Replaces the fault settings. */
+  setFaults(settings: NativeFaults): void
   /** Replaces the quirks (left-out ones are off). */
   setQuirks(settings: NativeQuirks): void
   /** Every access token issued so far expires now. */
@@ -155,10 +155,26 @@ export interface NativeEmulatorOptions {
   latencyMs?: number
   /** Number of seeded service tasks. */
   serviceTasks?: number
-  /** Fault settings as JSON (the emulator's snake_case keys). */
-  faults?: string
+  /** Fault settings (types checked by the JavaScript layer). */
+  faults?: NativeFaults
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
+}
+
+/**
+ * The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
+ * the emulator checks the shares.
+ */
+export interface NativeFaults {
+  error500?: number
+  error503?: number
+  error429?: number
+  retryAfterSecs?: number
+  dropConnection?: number
+  truncatedBody?: number
+  malformedBody?: number
+  /** Fault kinds by the emulator's names (`error500`, `drop_connection`, ...). */
+  next?: Array<string>
 }
 
 /**

@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 
 mod args;
 mod async_client;
+#[cfg(feature = "bench-bridge")]
+mod bench_bridge;
 mod client;
 mod decode;
 mod emulator;
@@ -42,5 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode::_loads, m)?)?;
     m.add_function(wrap_pyfunction!(decode::_loads_chunked, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::_panic, m)?)?;
+    #[cfg(feature = "bench-bridge")]
+    m.add_function(wrap_pyfunction!(bench_bridge::_bench_via_library, m)?)?;
     Ok(())
 }
