@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use monapi::input::{self, Id, Unit};
 use monapi::{Client, ClientBuilder, DateRange, Error, Method, Options, Request, Secret, ServerTask};
+use monapi_emulator::{Emulator, Faults};
 use serde_json::{Map, Value};
 
 fn table() -> Vec<Value> {
@@ -86,13 +87,27 @@ fn build(base_url: &str, args: &Map<String, Value>) -> monapi::Result<Client> {
     ClientBuilder::new().options(options).build()
 }
 
+/// Sets the emulator's fault shares from `args`, then turns faults off again; a setting the
+/// emulator refuses is the error.
+fn set_faults(emu: &Emulator, args: &Map<String, Value>) -> monapi::Result<()> {
+    let share = |key: &str| number(args, key).unwrap_or(0.0);
+    let faults = Faults {
+        error_500: share("error_500"),
+        error_503: share("error_503"),
+        error_429: share("error_429"),
+        drop_connection: share("drop_connection"),
+        truncated_body: share("truncated_body"),
+        malformed_body: share("malformed_body"),
+        ..Faults::default()
+    };
+    emu.set_faults(faults)
+        .map_err(|e| Error::invalid_input(None, e.field(), e.rule()))?;
+    emu.set_faults(Faults::default()).expect("no faults");
+    Ok(())
+}
+
 /// Runs one case; `Ok` when the call (or the construction) succeeded.
-async fn run(
-    emulator_url: &str,
-    client: &Client,
-    call: &str,
-    args: &Map<String, Value>,
-) -> monapi::Result<()> {
+async fn run(emu: &Emulator, client: &Client, call: &str, args: &Map<String, Value>) -> monapi::Result<()> {
     let range = || {
         DateRange::parse(
             text(args, "start_date").as_deref(),
@@ -101,7 +116,8 @@ async fn run(
     };
     let task_id = || input::task_id(id(&args["task_id"]));
     let request = match call {
-        "client" => return build(emulator_url, args).map(drop),
+        "client" => return build(emu.base_url(), args).map(drop),
+        "set_faults" => return set_faults(emu, args),
         "service_tasks" => {
             let page = input::page(number(args, "page").expect("a page"))?;
             return client.service_tasks(page).await.map(drop);
@@ -154,11 +170,11 @@ async fn every_case_of_the_table() {
         let call = case["call"].as_str().unwrap();
         let args = case["args"].as_object().unwrap();
         let before = emu.counters().total;
-        let outcome = run(emu.base_url(), &client, call, args).await;
+        let outcome = run(&emu, &client, call, args).await;
         let sent = emu.counters().total != before;
         match (&case["expect"], outcome) {
             (Value::String(accepted), Ok(())) if accepted == "accepted" => {
-                if call != "client" && !sent {
+                if !matches!(call, "client" | "set_faults") && !sent {
                     failures.push(format!("{name}: accepted but nothing was sent"));
                 }
             }

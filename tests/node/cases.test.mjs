@@ -33,6 +33,24 @@ const JS_NAMES = /** @type {Record<string, string>} */ ({
   end_date: 'endDate',
 })
 
+/** `error_500` as `error500`, `drop_connection` as `dropConnection`. */
+function camel(/** @type {string} */ name) {
+  return name.replace(/_(.)/g, (_, c) => c.toUpperCase())
+}
+
+/**
+ * The field an expected problem names in JavaScript: options and parameters by their JavaScript
+ * names, fault shares under `faults.`, a task's fields as the service names them.
+ *
+ * @param {string} call
+ * @param {{ index: number | null, field: string }} problem
+ */
+function jsField(call, problem) {
+  if (problem.index !== null) return problem.field
+  if (call === 'set_faults') return `faults.${camel(problem.field)}`
+  return JS_NAMES[problem.field] ?? problem.field
+}
+
 /** Client options of the demo account with the case's values on top, in JavaScript's names and units. */
 function clientOptions(/** @type {Emulator} */ emu, /** @type {Record<string, any>} */ args) {
   /** @type {Record<string, any>} */
@@ -75,6 +93,9 @@ async function run(call, args) {
   switch (call) {
     case 'client':
       return new Client(clientOptions(emu, args))
+    case 'set_faults':
+      emu.setFaults(Object.fromEntries(Object.entries(args).map(([key, value]) => [camel(key), value])))
+      return emu.setFaults({})
     case 'service_tasks':
       return client.serviceTasks({ page: args.page })
     case 'service_report':
@@ -105,7 +126,7 @@ for (const { name, call, args, expect } of CASES) {
     const sentBefore = emu.counters().total
     if (expect === 'accepted') {
       await run(call, args)
-      if (call !== 'client') assert.ok(emu.counters().total > sentBefore, 'accepted, so it was sent')
+      if (call !== 'client' && call !== 'set_faults') assert.ok(emu.counters().total > sentBefore, 'accepted, so it was sent')
       return
     }
     /** @type {unknown} */
@@ -122,11 +143,10 @@ for (const { name, call, args, expect } of CASES) {
     const expected = expect.refused
     assert.equal(found.length, expected.length, JSON.stringify(found))
     expected.forEach((want, i) => {
-      const field = want.index === null ? JS_NAMES[want.field] ?? want.field : want.field
-      assert.deepEqual(found[i].slice(0, 2), [want.index, field], JSON.stringify(found))
+      assert.deepEqual(found[i].slice(0, 2), [want.index, jsField(call, want)], JSON.stringify(found))
       assert.ok(String(found[i][2]).startsWith(want.rule), `${found[i][2]} starts with ${want.rule}`)
     })
-    assert.equal(caught.field, expected[0].index === null ? JS_NAMES[expected[0].field] ?? expected[0].field : expected[0].field)
+    assert.equal(caught.field, jsField(call, expected[0]))
     assert.equal(emu.counters().total, sentBefore, 'refused, so nothing was sent')
   })
 }

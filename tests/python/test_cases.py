@@ -50,6 +50,9 @@ def build(emulator: Emulator, args: dict[str, Any]) -> None:
 def run(emulator: Emulator, client: monapi.Client, call: str, args: dict[str, Any]) -> None:
     if call == "client":
         build(emulator, args)
+    elif call == "set_faults":
+        emulator.set_faults(**args)
+        emulator.set_faults()
     elif call == "service_tasks":
         client.service_tasks(args["page"])
     elif call == "create_server_tasks":
@@ -72,7 +75,7 @@ def test_case(
     before = emulator.counters()["total"]
     if case["expect"] == "accepted":
         run(emulator, client, case["call"], case["args"])
-        if case["call"] != "client":
+        if case["call"] not in ("client", "set_faults"):
             assert emulator.counters()["total"] > before, "accepted, so it was sent"
         return
     with pytest.raises(monapi.ValidationError) as caught:
