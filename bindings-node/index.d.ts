@@ -775,6 +775,8 @@ export interface Counters {
   site_report: number
   distribution: number
   total: number
+  /** TCP connections accepted (HTTPS ones too, even when the client refused the certificate). */
+  connections: number
 }
 
 /** A server task as the emulator stored it: the submitted object plus its `task_id`. */

@@ -436,7 +436,8 @@ impl Emulator {
     /// dict
     ///     ``token``, ``token_password``, ``token_refresh``, ``create``,
     ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
-    ///     ``distribution`` and ``total``.
+    ///     ``distribution`` and ``total``; ``connections`` counts the TCP connections
+    ///     accepted (over HTTPS too, even when the client refused the certificate).
     ///
     /// Examples
     /// --------

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::error::{snippet, PartialCreate};
+use crate::network::{self, Language, Proxy};
 use crate::secret::{Redactor, REDACTED};
 use crate::shape;
 use crate::{Endpoint, Error, Method, Result, Secret};
@@ -102,10 +103,15 @@ struct Failure {
     /// The request never left this machine (connection refused, DNS, connect timeout), so
     /// even a non-idempotent call can be repeated.
     unsent: bool,
+    /// A repeat would fail the same way (the server's certificate is not trusted).
+    permanent: bool,
 }
 
 impl Failure {
     fn retryable(&self, endpoint: &Endpoint) -> bool {
+        if self.permanent {
+            return false;
+        }
         if self.unsent {
             return true;
         }
@@ -127,6 +133,12 @@ pub(crate) struct Transport {
     max_retries: usize,
     timeout: Duration,
     connect_timeout: Duration,
+    /// One permit per connection the client may have open: held by each attempt, so that
+    /// (HTTP/1.1 carrying one exchange at a time) no more connections are opened than permits.
+    connections: Arc<tokio::sync::Semaphore>,
+    /// The service's host, for errors about its certificate.
+    host: String,
+    language: Language,
     pub redactor: Arc<Redactor>,
 }
 
@@ -136,16 +148,22 @@ pub(crate) struct TransportConfig {
     pub connect_timeout: Duration,
     pub max_retries: usize,
     pub user_agent: String,
+    pub extra_ca_pem: Vec<u8>,
+    pub proxy: Option<Proxy>,
+    pub max_connections: usize,
+    pub language: Language,
 }
 
 impl Transport {
     pub fn new(config: TransportConfig, redactor: Arc<Redactor>) -> Result<Transport> {
-        let http = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.connect_timeout)
             .user_agent(config.user_agent)
             .pool_idle_timeout(Duration::from_secs(60))
-            .tcp_nodelay(true)
+            .pool_max_idle_per_host(config.max_connections)
+            .tcp_nodelay(true);
+        let http = network::configure(builder, &config.extra_ca_pem, config.proxy.as_ref())?
             .build()
             .map_err(|e| {
                 Error::invalid_input(
@@ -154,12 +172,19 @@ impl Transport {
                     format!("cannot build the HTTP client: {}", error_chain(&e)),
                 )
             })?;
+        let host = reqwest::Url::parse(&config.base_url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_default();
         Ok(Transport {
             http,
             base_url: config.base_url.trim_end_matches('/').to_string(),
             max_retries: config.max_retries,
             timeout: config.timeout,
             connect_timeout: config.connect_timeout,
+            connections: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
+            host,
+            language: config.language,
             redactor,
         })
     }
@@ -215,6 +240,23 @@ impl Transport {
                 .body(request.form.clone().unwrap_or_default());
         }
         let started = Instant::now();
+        // Waiting for a free connection counts toward the timeout of the exchange.
+        let permit = tokio::time::timeout(self.timeout, self.connections.acquire())
+            .await
+            .map_err(|_| Failure {
+                error: Error::Timeout {
+                    endpoint: endpoint.clone(),
+                    after: Some(self.timeout),
+                },
+                unsent: false,
+                permanent: true,
+            })?
+            .expect("the semaphore is never closed");
+        let builder = builder.timeout(
+            self.timeout
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_millis(1)),
+        );
         let response = builder
             .send()
             .await
@@ -225,6 +267,7 @@ impl Transport {
             .bytes()
             .await
             .map_err(|e| self.transport_failure(endpoint, &e))?;
+        drop(permit);
         tracing::debug!(
             target: "monapi",
             endpoint = %endpoint,
@@ -234,7 +277,11 @@ impl Transport {
             "response"
         );
         self.classify(request, status, retry_after, body)
-            .map_err(|error| Failure { error, unsent: false })
+            .map_err(|error| Failure {
+                error,
+                unsent: false,
+                permanent: false,
+            })
     }
 
     /// Turns an answer into data or an error. The real service may send an error body with
@@ -340,6 +387,17 @@ impl Transport {
     }
 
     fn transport_failure(&self, endpoint: &Endpoint, error: &reqwest::Error) -> Failure {
+        if let Some(message) = network::untrusted_certificate(error, &self.host, self.language) {
+            // Not a network failure: the same certificate would be refused again.
+            return Failure {
+                error: Error::Connection {
+                    endpoint: endpoint.clone(),
+                    message: self.redactor.redact(&message),
+                },
+                unsent: false,
+                permanent: true,
+            };
+        }
         let unsent = error.is_connect();
         let error = if error.is_timeout() {
             // A connect timeout means the request never left; otherwise the overall one ran out.
@@ -366,7 +424,11 @@ impl Transport {
                 message: self.redactor.redact(&message),
             }
         };
-        Failure { error, unsent }
+        Failure {
+            error,
+            unsent,
+            permanent: false,
+        }
     }
 }
 

@@ -45,6 +45,9 @@ pub struct Counters {
     pub distribution: u64,
     /// All API endpoints together (never `/_emulator/`).
     pub total: u64,
+    /// TCP connections accepted (HTTPS ones too, even when the client then refuses the
+    /// certificate): how many connections clients opened.
+    pub connections: u64,
 }
 
 /// The API endpoints, for counting.
@@ -71,10 +74,11 @@ struct AtomicCounters {
     site_report: AtomicU64,
     distribution: AtomicU64,
     total: AtomicU64,
+    connections: AtomicU64,
 }
 
 impl AtomicCounters {
-    fn all(&self) -> [&AtomicU64; 10] {
+    fn all(&self) -> [&AtomicU64; 11] {
         [
             &self.token,
             &self.token_password,
@@ -86,6 +90,7 @@ impl AtomicCounters {
             &self.site_report,
             &self.distribution,
             &self.total,
+            &self.connections,
         ]
     }
 }
@@ -230,7 +235,13 @@ impl App {
             site_report: get(&c.site_report),
             distribution: get(&c.distribution),
             total: get(&c.total),
+            connections: get(&c.connections),
         }
+    }
+
+    /// Counts a TCP connection accepted.
+    pub(crate) fn connection_accepted(&self) {
+        self.counters.connections.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn knobs(&self) -> MutexGuard<'_, Knobs> {

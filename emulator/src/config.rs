@@ -53,6 +53,9 @@ pub struct Config {
     pub service_tasks: usize,
     /// Answers shaped as the real service's PHP writes them (none by default).
     pub quirks: Quirks,
+    /// Serve HTTPS with a certificate signed by a private CA generated at start (see
+    /// [`Emulator::ca_pem`](crate::Emulator::ca_pem)); plain HTTP by default.
+    pub tls: bool,
 }
 
 impl Default for Config {
@@ -67,6 +70,7 @@ impl Default for Config {
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
             quirks: Quirks::default(),
+            tls: false,
         }
     }
 }
@@ -86,6 +90,7 @@ impl fmt::Debug for Config {
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
             .field("quirks", &self.quirks)
+            .field("tls", &self.tls)
             .finish()
     }
 }
