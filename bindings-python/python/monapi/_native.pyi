@@ -3,6 +3,7 @@
 # module, in both directions, so the two cannot drift.
 
 import datetime
+import os
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, TypeVar, final
@@ -41,6 +42,9 @@ class Client:
         connect_timeout: float | None = None,
         max_retries: int | None = None,
         user_agent: str | None = None,
+        ca_bundle: str | os.PathLike[str] | bytes | None = None,
+        proxy: str | None = ...,
+        max_connections: int | None = None,
     ) -> Self: ...
     def login(self) -> Token: ...
     def refresh(self) -> Token: ...
@@ -97,6 +101,9 @@ class AsyncClient:
         connect_timeout: float | None = None,
         max_retries: int | None = None,
         user_agent: str | None = None,
+        ca_bundle: str | os.PathLike[str] | bytes | None = None,
+        proxy: str | None = ...,
+        max_connections: int | None = None,
     ) -> Self: ...
     def login(self) -> Awaitable[Token]: ...
     def refresh(self) -> Awaitable[Token]: ...
@@ -165,9 +172,14 @@ class Emulator:
         token_ttl: float = 3600.0,
         latency: float = 0.0,
         service_tasks: int = 120,
+        tls: bool = False,
     ) -> Self: ...
     @property
     def base_url(self) -> str: ...
+    @property
+    def ca_pem(self) -> str | None: ...
+    @property
+    def ca_path(self) -> str | None: ...
     @property
     def client_id(self) -> str: ...
     @property
