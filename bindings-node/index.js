@@ -206,6 +206,23 @@ function range(value, name, extra = []) {
   return [o, day(o.startDate, 'startDate'), day(o.endDate, 'endDate')]
 }
 
+/** `caBundle`: a path of a PEM file, or the PEM text as a Buffer / Uint8Array. */
+function caBundle(value) {
+  if (isUnset(value)) return {}
+  if (typeof value === 'string') return { caBundlePath: value }
+  if (value instanceof Uint8Array) return { caBundlePem: Buffer.from(value) }
+  throw invalid('caBundle', 'must be a path (string) or the PEM text as a Buffer')
+}
+
+/** `proxy`: a URL, or `false` for no proxy at all (unset: the environment decides). */
+function proxy(value) {
+  if (isUnset(value)) return {}
+  if (value === false) return { noProxy: true }
+  if (typeof value === 'string') return { proxy: value }
+  // Never echo the value: it may hold the proxy's password.
+  throw invalid('proxy', 'must be a URL (string) or false')
+}
+
 const CLIENT_OPTIONS = [
   'baseUrl',
   'clientId',
@@ -219,6 +236,9 @@ const CLIENT_OPTIONS = [
   'connectTimeoutMs',
   'maxRetries',
   'userAgent',
+  'caBundle',
+  'proxy',
+  'maxConnections',
 ]
 
 function warnCallback(error) {
@@ -290,6 +310,9 @@ class Client {
       connectTimeoutMs: numeric(o.connectTimeoutMs),
       maxRetries: numeric(o.maxRetries),
       userAgent: text(o.userAgent, 'userAgent'),
+      ...caBundle(o.caBundle),
+      ...proxy(o.proxy),
+      maxConnections: numeric(o.maxConnections),
     }
     let listener
     if (typeof o.onToken === 'function') {
@@ -491,7 +514,8 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'tls'])
+    if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
     let seed
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -505,6 +529,7 @@ class Emulator {
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
+      tls: o.tls,
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return new Emulator(CONSTRUCT, handle)
@@ -512,6 +537,14 @@ class Emulator {
 
   get baseUrl() {
     return this.#native.baseUrl
+  }
+
+  get caPem() {
+    return this.#native.caPem ?? null
+  }
+
+  get caPath() {
+    return this.#native.caPath ?? null
   }
 
   get clientId() {
@@ -585,6 +618,7 @@ class Emulator {
       username: DEMO.username,
       password: DEMO.password,
     }
+    if (this.caPath !== null) base.caBundle = this.caPath
     if ('passwordMd5' in o && !('password' in o)) delete base.password
     return new Client({ ...base, ...o })
   }

@@ -56,6 +56,10 @@ export declare class NativeEmulator {
   static start(options: NativeEmulatorOptions): NativeEmulator
   /** `http://127.0.0.1:PORT`. */
   get baseUrl(): string
+  /** The private CA's certificate (PEM), when serving HTTPS. */
+  get caPem(): string | null
+  /** The file holding the private CA's certificate, when serving HTTPS. */
+  get caPath(): string | null
   /** Whether `stop()` was called. */
   get stopped(): boolean
   /** Request counters as JSON. */
@@ -143,6 +147,15 @@ export interface NativeClientOptions {
   connectTimeoutMs?: number
   maxRetries?: number
   userAgent?: string
+  /** A PEM file of CA certificates to trust besides the system's. */
+  caBundlePath?: string
+  /** The PEM text of CA certificates to trust besides the system's. */
+  caBundlePem?: Buffer
+  /** A proxy URL for every call. */
+  proxy?: string
+  /** No proxy, whatever the environment says (`proxy: false`). */
+  noProxy?: boolean
+  maxConnections?: number
 }
 
 /** Start-up settings (types checked by the JavaScript layer). */
@@ -159,6 +172,8 @@ export interface NativeEmulatorOptions {
   faults?: NativeFaults
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
+  /** Serve HTTPS with a private CA made at start. */
+  tls?: boolean
 }
 
 /**

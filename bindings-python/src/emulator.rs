@@ -486,7 +486,8 @@ impl Emulator {
     ///     ``token``, ``token_password``, ``token_refresh``, ``create``,
     ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
     ///     ``distribution`` and ``total``; ``connections`` counts the TCP connections
-    ///     accepted (over HTTPS too, even when the client refused the certificate).
+    ///     accepted (over HTTPS too, even when the client refused the certificate), and
+    ///     ``peak_in_progress`` the most API requests in progress at once.
     ///
     /// Examples
     /// --------

@@ -380,9 +380,13 @@ impl ClientBuilder {
         self
     }
 
-    /// The most connections the client opens to the service at once (default
-    /// [`DEFAULT_MAX_CONNECTIONS`], 1 to [`input::MAX_CONNECTIONS`]). Calls beyond it wait
-    /// for a free connection; the wait counts toward their timeout.
+    /// The most connections the client uses at once to the service (default
+    /// [`DEFAULT_MAX_CONNECTIONS`], 1 to [`input::MAX_CONNECTIONS`]): at most this many
+    /// exchanges are in flight, each on its own HTTP/1.1 connection, and at most this many
+    /// connections are kept idle for reuse. Calls beyond it wait for a free connection; the
+    /// wait counts toward their timeout. (When a call starts the moment another one ends, the
+    /// connection pool may open a fresh connection rather than wait the instant the freed one
+    /// takes to come back to it; the number in use never exceeds the cap.)
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.given.max_connections = Some(connections);
         self

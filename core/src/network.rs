@@ -60,14 +60,6 @@ impl Language {
             Language::Cli => "give its certificate with --ca-bundle (a PEM file) or set SSL_CERT_FILE",
         }
     }
-
-    /// The option's name in this language, for errors about it.
-    fn ca_option(self) -> &'static str {
-        match self {
-            Language::Node => "caBundle",
-            _ => "ca_bundle",
-        }
-    }
 }
 
 /// Extra CA certificates to trust, besides the system's: a PEM file, or PEM text.
@@ -161,7 +153,7 @@ pub(crate) fn extra_certificates(
 ) -> Result<Vec<u8>> {
     let mut pem = Vec::new();
     if let Some(bundle) = option {
-        let field = language.ca_option();
+        let field = "ca_bundle";
         let bytes = match bundle {
             CaBundle::Path(path) => read_bundle(path, field)?,
             CaBundle::Pem(bytes) => bytes.clone(),

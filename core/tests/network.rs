@@ -155,22 +155,36 @@ async fn bad_network_settings_are_refused_naming_the_field() {
     }
 }
 
-#[tokio::test]
-async fn max_connections_bounds_the_connections_one_client_opens() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_connections_bounds_the_connections_one_client_uses() {
     let emu = emulator().await;
-    emu.set_latency(Duration::from_millis(5));
-    let client = builder(&emu)
-        .max_connections(4)
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap();
-    client.login().await.unwrap();
-    let calls = (0..200).map(|_| client.agents());
-    let results = join_all(calls).await;
-    assert!(results.iter().all(|r| r.is_ok()), "every call succeeds");
-    let counters = emu.counters();
-    assert_eq!(counters.agents, 200);
-    assert!(counters.connections <= 4, "{counters:?}");
+    for cap in [4u64, 10] {
+        emu.reset(); // counters to zero (and the latency back to none)
+        emu.set_latency(Duration::from_millis(2));
+        let client = builder(&emu)
+            .max_connections(cap as usize)
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
+        client.login().await.unwrap();
+        let results = join_all((0..200).map(|_| client.agents())).await;
+        assert!(results.iter().all(|r| r.is_ok()), "every call succeeds");
+        let counters = emu.counters();
+        assert_eq!(counters.agents, 200);
+        // Never more than `cap` exchanges at once, so never more connections in use.
+        assert!(counters.peak_in_progress <= cap, "{counters:?}");
+        // Connections are reused: without the cap, 200 calls at once open 200 of them. The
+        // pool may open a replacement when a freed connection is slow to come back to it
+        // (see ClientBuilder::max_connections), so the total is not pinned to `cap`.
+        assert!(counters.connections <= 5 * cap, "{counters:?}");
+    }
+    // With the default cap (more than these calls), they all run at once.
+    emu.reset();
+    emu.set_latency(Duration::from_millis(20));
+    let unbounded = builder(&emu).build().unwrap();
+    unbounded.login().await.unwrap();
+    join_all((0..50).map(|_| unbounded.agents())).await;
+    assert!(emu.counters().peak_in_progress > 10, "{:?}", emu.counters());
 }
 
 #[tokio::test]
