@@ -514,7 +514,7 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'timezone'])
     let seed
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -527,6 +527,7 @@ class Emulator {
       latencyMs: number(o.latencyMs, 'latencyMs', LATENCY_RULE),
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultsJson(o.faults, 'faults'),
+      timezone: text(o.timezone, 'timezone'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return new Emulator(CONSTRUCT, handle)
@@ -534,6 +535,10 @@ class Emulator {
 
   get baseUrl() {
     return this.#native.baseUrl
+  }
+
+  get timezone() {
+    return this.#native.timezone
   }
 
   get clientId() {

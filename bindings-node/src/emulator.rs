@@ -26,6 +26,8 @@ pub struct EmulatorOptions {
     pub service_tasks: Option<u32>,
     /// Fault settings as JSON (the emulator's snake_case keys).
     pub faults: Option<String>,
+    /// The time zone of its days, as an offset from UTC (`+08:00`, `UTC`).
+    pub timezone: Option<String>,
 }
 
 /// The demo account every emulator registers.
@@ -94,6 +96,7 @@ fn faults(json: &str) -> napi::Result<Faults> {
 pub struct NativeEmulator {
     inner: Mutex<Option<Emulator>>,
     base_url: String,
+    timezone: String,
 }
 
 impl Drop for NativeEmulator {
@@ -137,6 +140,9 @@ impl NativeEmulator {
             if let Some(json) = options.faults {
                 config.faults = faults(&json)?;
             }
+            if let Some(text) = options.timezone {
+                config.timezone = monapi::parse_timezone(&text).map_err(crate::errors::from_core)?;
+            }
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 crate::errors::Payload {
                     code: "CONNECTION",
@@ -147,6 +153,7 @@ impl NativeEmulator {
             })?;
             Ok(NativeEmulator {
                 base_url: emulator.base_url().to_string(),
+                timezone: emulator.timezone().to_string(),
                 inner: Mutex::new(Some(emulator)),
             })
         })
@@ -164,6 +171,12 @@ impl NativeEmulator {
     #[napi(catch_unwind, getter)]
     pub fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// The time zone of its days, e.g. `+08:00`.
+    #[napi(catch_unwind, getter)]
+    pub fn timezone(&self) -> String {
+        self.timezone.clone()
     }
 
     /// Whether `stop()` was called.

@@ -1,5 +1,8 @@
 //! `monapi`: run the emulator, or call the service (real or emulated) and print JSON.
 
+mod export;
+mod sink;
+
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -41,6 +44,8 @@ enum Command {
     },
     /// Print a report of a task as JSON.
     Report(ReportArgs),
+    /// Write reports of many tasks (or the task list) as a table: CSV, Parquet, NDJSON or Arrow.
+    Export(export::ExportArgs),
 }
 
 #[derive(Args)]
@@ -63,6 +68,13 @@ struct ServeArgs {
     /// Number of service tasks.
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
+    /// Time zone of the emulator's days and clock times, as an offset from UTC.
+    #[arg(long, default_value = "+08:00", value_parser = timezone)]
+    timezone: chrono::FixedOffset,
+}
+
+fn timezone(text: &str) -> Result<chrono::FixedOffset, String> {
+    monapi::parse_timezone(text).map_err(|e| e.to_string())
 }
 
 #[derive(Args)]
@@ -122,6 +134,10 @@ struct Connection {
 
 impl Connection {
     fn client(self) -> monapi::Result<Client> {
+        self.builder().build()
+    }
+
+    fn builder(self) -> ClientBuilder {
         let mut builder = ClientBuilder::new()
             .timeout(Duration::from_secs(self.timeout))
             .max_retries(self.max_retries);
@@ -140,13 +156,17 @@ impl Connection {
         if let Some(v) = self.password {
             builder = builder.password(v);
         }
-        builder.build()
+        builder
     }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run(Cli::parse()).await {
+    let cli = Cli::parse();
+    if let Command::Export(args) = cli.command {
+        return export::run(args).await;
+    }
+    match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("monapi: error: {error}");
@@ -162,6 +182,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Tasks { page, connection } => tasks(connection.client()?, page).await?,
         Command::Agents { connection } => fetch(&connection.client()?, &Request::Agents).await?,
         Command::Report(args) => report(args).await?,
+        Command::Export(_) => unreachable!("main runs exports"),
     };
     println!(
         "{}",
@@ -195,17 +216,7 @@ async fn tasks(client: Client, page: Option<u32>) -> monapi::Result<Value> {
 
 async fn report(args: ReportArgs) -> monapi::Result<Value> {
     let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
-    let monitor = match args.monitor.as_str() {
-        "all" => Monitor::All,
-        "average" | "0" => Monitor::Average,
-        id => Monitor::Point(id.parse().map_err(|_| {
-            monapi::Error::invalid_input(
-                None,
-                "monitor",
-                format!("must be all, average or a monitoring-point id, not {id:?}"),
-            )
-        })?),
-    };
+    let monitor = parse_monitor(&args.monitor)?;
     let task_id = args.task_id;
     let request = match args.kind {
         ReportKind::Service => Request::ServiceReport { task_id, range },
@@ -219,12 +230,28 @@ async fn report(args: ReportArgs) -> monapi::Result<Value> {
     fetch(&args.connection.client()?, &request).await
 }
 
+/// `all`, `average` (or `0`), or a monitoring-point id.
+fn parse_monitor(text: &str) -> monapi::Result<Monitor> {
+    Ok(match text {
+        "all" => Monitor::All,
+        "average" | "0" => Monitor::Average,
+        id => Monitor::Point(id.parse().map_err(|_| {
+            monapi::Error::invalid_input(
+                None,
+                "monitor",
+                format!("must be all, average or a monitoring-point id, not {id:?}"),
+            )
+        })?),
+    })
+}
+
 async fn serve(args: ServeArgs) -> std::io::Result<()> {
     let config = Config {
         seed: args.seed,
         token_ttl: Duration::from_secs(args.token_ttl),
         latency: Duration::from_millis(args.latency_ms),
         service_tasks: args.service_tasks,
+        timezone: args.timezone,
         ..Config::default()
     };
     let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;

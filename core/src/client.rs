@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::FixedOffset;
 use futures::{Stream, TryStreamExt};
 
 use crate::auth::{Auth, Credentials, TokenCallback};
@@ -12,7 +13,7 @@ use crate::model::{
 };
 use crate::secret::Redactor;
 use crate::transport::{Prepared, RawResponse, Transport, TransportConfig};
-use crate::{md5_hex, Endpoint, Error, Result, Secret, Token};
+use crate::{md5_hex, Endpoint, Error, Result, Secret, Token, SERVICE_TIMEZONE};
 
 /// Records per page of the service task list.
 pub const PAGE_SIZE: usize = 50;
@@ -78,7 +79,7 @@ impl Request {
     }
 
     /// Checks the input and builds what goes on the wire; nothing is sent on error.
-    fn prepare(&self) -> Result<Prepared> {
+    pub(crate) fn prepare(&self) -> Result<Prepared> {
         let mut query = Vec::new();
         let mut form = None;
         let mut batch_len = 0;
@@ -150,6 +151,7 @@ pub struct ClientBuilder {
     max_retries: Option<usize>,
     user_agent: Option<String>,
     refresh_leeway: Option<Duration>,
+    timezone: Option<FixedOffset>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -272,6 +274,28 @@ impl ClientBuilder {
     /// token's lifetime).
     pub fn refresh_leeway(mut self, leeway: Duration) -> Self {
         self.refresh_leeway = Some(leeway);
+        self
+    }
+
+    /// The time zone of the service's days and clock times (default
+    /// [`SERVICE_TIMEZONE`](crate::SERVICE_TIMEZONE), `+08:00`): the tables read a service
+    /// report's `HH:MM` in it, show every timestamp in it, and take "today" in it when a
+    /// report's dates are left out. [`parse_timezone`](crate::parse_timezone) reads `+08:00`.
+    ///
+    /// ```
+    /// let client = monapi::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .client_id("demo_id")
+    ///     .client_secret("demo_secret")
+    ///     .username("test@example.com")
+    ///     .password("123456")
+    ///     .timezone(monapi::parse_timezone("UTC")?)
+    ///     .build()?;
+    /// assert_eq!(client.timezone().local_minus_utc(), 0);
+    /// # Ok::<(), monapi::Error>(())
+    /// ```
+    pub fn timezone(mut self, timezone: FixedOffset) -> Self {
+        self.timezone = Some(timezone);
         self
     }
 
@@ -405,7 +429,11 @@ impl ClientBuilder {
             self.refresh_leeway.unwrap_or(DEFAULT_REFRESH_LEEWAY),
         );
         Ok(Client {
-            inner: Arc::new(Inner { transport, auth }),
+            inner: Arc::new(Inner {
+                transport,
+                auth,
+                timezone: self.timezone.unwrap_or(SERVICE_TIMEZONE),
+            }),
         })
     }
 }
@@ -448,6 +476,7 @@ pub struct Client {
 struct Inner {
     transport: Transport,
     auth: Auth,
+    timezone: FixedOffset,
 }
 
 impl fmt::Debug for Client {
@@ -488,6 +517,12 @@ impl Client {
         self.inner.auth.username()
     }
 
+    /// The time zone of the service's days and clock times (see
+    /// [`ClientBuilder::timezone`]).
+    pub fn timezone(&self) -> FixedOffset {
+        self.inner.timezone
+    }
+
     /// Logs in with the password grant now and returns the new token.
     pub async fn login(&self) -> Result<Token> {
         Ok((*self.inner.auth.login(&self.inner.transport).await?).clone())
@@ -519,7 +554,7 @@ impl Client {
     /// it is not an error). Input is validated first; nothing is sent when it is bad.
     pub async fn execute(&self, request: &Request) -> Result<RawResponse> {
         let prepared = request.prepare()?;
-        let Inner { transport, auth } = &*self.inner;
+        let Inner { transport, auth, .. } = &*self.inner;
         let token = auth.valid_token(transport).await?;
         match transport.send(&prepared, Some(&token.access_token)).await {
             Err(error) if error.is_token_rejected() => {
@@ -538,6 +573,15 @@ impl Client {
             }
             other => other,
         }
+    }
+
+    /// Makes sure the client holds a token that is not about to expire (logging in or
+    /// refreshing if needed), so that many calls started together do not each fail the same
+    /// way when the credentials are wrong.
+    #[cfg(feature = "arrow")]
+    pub(crate) async fn ensure_token(&self) -> Result<()> {
+        let Inner { transport, auth, .. } = &*self.inner;
+        auth.valid_token(transport).await.map(drop)
     }
 
     /// Creates server monitoring tasks in one batch, after checking each against the spec's

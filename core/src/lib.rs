@@ -22,6 +22,9 @@ mod client;
 mod error;
 pub mod model;
 mod secret;
+#[cfg(feature = "arrow")]
+pub mod table;
+mod timezone;
 mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
@@ -32,4 +35,5 @@ pub use client::{
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Result};
 pub use model::*;
 pub use secret::Secret;
+pub use timezone::{parse_timezone, SERVICE_TIMEZONE};
 pub use transport::RawResponse;

@@ -7,3 +7,4 @@ mod endpoints;
 mod faults;
 mod openapi;
 mod state;
+mod timezone;
