@@ -309,10 +309,8 @@ impl Tables {
                 tasks.into_iter().map(|task| task.task_id).collect()
             }
         };
-        for &task_id in &task_ids {
-            Request::ServiceReport { task_id, range }.prepare()?;
-        }
-        self.client.ensure_token().await?;
+        self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
+            .await?;
         let client = self.client.clone();
         Ok(bulk(task_ids, &options, move |task_id| {
             let client = client.clone();
@@ -347,20 +345,26 @@ impl Tables {
     ) -> Result<BulkStream<SiteTables>> {
         options.validate()?;
         let range = self.resolve(range)?;
-        for &task_id in task_ids {
-            Request::SiteReport {
-                task_id,
-                range,
-                monitor,
-            }
-            .prepare()?;
-        }
-        self.client.ensure_token().await?;
+        self.ready(task_ids, |task_id| Request::SiteReport {
+            task_id,
+            range,
+            monitor,
+        })
+        .await?;
         let client = self.client.clone();
         Ok(bulk(task_ids.to_vec(), &options, move |task_id| {
             let client = client.clone();
             async move { site_report(&client, task_id, range, monitor).await }
         }))
+    }
+
+    /// Checks every task's request (nothing is sent when one is bad), then makes sure of a
+    /// token, so that wrong credentials fail the call once rather than every task.
+    async fn ready(&self, task_ids: &[u64], request: impl Fn(u64) -> Request) -> Result<()> {
+        for &task_id in task_ids {
+            request(task_id).prepare()?;
+        }
+        self.client.ensure_token().await
     }
 
     /// Both dates, today (in the client's time zone) for those left out.

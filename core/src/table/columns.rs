@@ -6,6 +6,7 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, DictionaryArray, Int32Array, StringArray, TimestampSecondArray};
 use chrono::{FixedOffset, NaiveDate};
+use serde::de::{self, IgnoredAny, SeqAccess};
 
 /// Distinct strings in order of first sight, for dictionary columns: a row holds the index of
 /// its string, so a repeated name costs one hash lookup and no allocation.
@@ -57,4 +58,15 @@ pub(super) fn midnight(day: NaiveDate, timezone: FixedOffset) -> i64 {
         .and_utc()
         .timestamp();
     utc_midnight - i64::from(timezone.local_minus_utc())
+}
+
+/// PHP's empty array `[]` where an object is meant: fine when empty; a list with anything in it
+/// is an error (`what` names what was expected).
+pub(super) fn empty_list<'de, A: SeqAccess<'de>>(mut seq: A, what: &str) -> Result<(), A::Error> {
+    if seq.next_element::<IgnoredAny>()?.is_some() {
+        return Err(de::Error::custom(format!(
+            "expected {what}, got a non-empty list"
+        )));
+    }
+    Ok(())
 }

@@ -10,7 +10,7 @@ use chrono::{FixedOffset, NaiveDate};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::columns::{midnight, timestamps, Interner};
+use super::columns::{empty_list, midnight, timestamps, Interner};
 use crate::model::de::Measure;
 
 pub(super) fn build(
@@ -115,11 +115,8 @@ impl<'de> Visitor<'de> for Report<'_> {
         f.write_str("an object of series")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if seq.next_element::<IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom("expected an object of series, got a list"));
-        }
-        Ok(())
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        empty_list(seq, "an object of series")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {

@@ -14,7 +14,7 @@ use chrono::FixedOffset;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::columns::{timestamps, Interner};
+use super::columns::{empty_list, timestamps, Interner};
 use super::SiteTables;
 use crate::model::de::{self as lenient, Measure};
 use crate::model::{Fault, FaultEnd};
@@ -127,17 +127,6 @@ impl Builder {
             faults,
         }
     }
-}
-
-/// Accepts PHP's empty array `[]` (and `null`) for an empty object; a list with anything in
-/// it is an error.
-fn empty_list<'de, A: SeqAccess<'de>>(mut seq: A, what: &str) -> Result<(), A::Error> {
-    if seq.next_element::<IgnoredAny>()?.is_some() {
-        return Err(de::Error::custom(format!(
-            "expected {what}, got a non-empty list"
-        )));
-    }
-    Ok(())
 }
 
 /// A map key parsed as `T` (ids, unix times), with the typed models' error.
