@@ -515,13 +515,14 @@ impl Bar {
                     0 => String::new(),
                     n => format!(", {n} failed"),
                 };
-                bar.set_length(progress.total as u64);
-                bar.set_position(progress.done as u64);
+                // The message first: the bar is drawn when the position moves.
                 bar.set_message(format!(
                     "{} rows, {} ({rate}/s){failed}",
                     progress.rows,
                     HumanBytes(progress.bytes)
                 ));
+                bar.set_length(progress.total as u64);
+                bar.set_position(progress.done as u64);
             })
     }
 }

@@ -3,69 +3,24 @@
 //! many.
 
 mod common;
+#[path = "common/rows.rs"]
+mod rows;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chrono::{Days, FixedOffset, NaiveDate, TimeZone};
+use chrono::{Days, FixedOffset, NaiveDate};
 use common::*;
 use monapi::table::arrow_array::cast::AsArray;
-use monapi::table::arrow_array::types::{Float64Type, Int32Type, TimestampSecondType, UInt64Type};
+use monapi::table::arrow_array::types::{Float64Type, TimestampSecondType};
 use monapi::table::arrow_array::{Array, RecordBatch};
 use monapi::table::arrow_schema::{DataType, Field, TimeUnit};
 use monapi::table::{self, BulkOptions, Progress, TaskIds};
 use monapi::{DateRange, Endpoint, Error, ErrorKind, Monitor, Request, ServiceTask, SERVICE_TIMEZONE};
 use monapi_emulator::{Config, FaultKind, Faults};
-use serde_json::{json, Map, Value};
-
-// ---------------------------------------------------------------------------------------
-// Rows of a batch as JSON (times in RFC 3339 with the column's offset), to compare with the
-// shared cases.
-
-fn cell(array: &dyn Array, row: usize) -> Value {
-    if array.is_null(row) {
-        return Value::Null;
-    }
-    match array.data_type() {
-        DataType::UInt64 => json!(array.as_primitive::<UInt64Type>().value(row)),
-        DataType::UInt32 => json!(array
-            .as_primitive::<monapi::table::arrow_array::types::UInt32Type>()
-            .value(row)),
-        DataType::Int64 => json!(array
-            .as_primitive::<monapi::table::arrow_array::types::Int64Type>()
-            .value(row)),
-        DataType::Float64 => json!(array.as_primitive::<Float64Type>().value(row)),
-        DataType::Boolean => json!(array.as_boolean().value(row)),
-        DataType::Utf8 => json!(array.as_string::<i32>().value(row)),
-        DataType::Dictionary(_, _) => {
-            let dictionary = array.as_dictionary::<Int32Type>();
-            let key = dictionary.keys().value(row) as usize;
-            json!(dictionary.values().as_string::<i32>().value(key))
-        }
-        DataType::Timestamp(TimeUnit::Second, Some(zone)) => {
-            let offset = monapi::parse_timezone(zone).unwrap();
-            let seconds = array.as_primitive::<TimestampSecondType>().value(row);
-            let time = offset.timestamp_opt(seconds, 0).unwrap();
-            json!(time.format("%Y-%m-%dT%H:%M:%S%:z").to_string())
-        }
-        other => panic!("no JSON form for {other}"),
-    }
-}
-
-fn rows(batch: &RecordBatch) -> Vec<Value> {
-    let schema = batch.schema();
-    (0..batch.num_rows())
-        .map(|row| {
-            let fields = schema
-                .fields()
-                .iter()
-                .enumerate()
-                .map(|(i, field)| (field.name().clone(), cell(batch.column(i).as_ref(), row)));
-            Value::Object(fields.collect::<Map<_, _>>())
-        })
-        .collect()
-}
+use rows::rows;
+use serde_json::Value;
 
 fn zone(text: &str) -> FixedOffset {
     monapi::parse_timezone(text).unwrap()
