@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench rust-build rust-test
+.PHONY: demo test build lint fmt bench rust-build rust-test tables-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -33,14 +33,25 @@ rust-test:
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 
-## lint: formatting and clippy over the workspace (bindings included), warnings are errors
+## lint: formatting and clippy over the workspace (bindings included), warnings are errors;
+## the core also without its arrow feature, which then pulls in no arrow crate
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p monapi --lib -- -D warnings
+	deps=$$($(CARGO) tree -p monapi -e normal --prefix none) && ! grep -q '^arrow' <<< "$$deps"
 
 ## fmt: format the code
 fmt:
 	$(CARGO) fmt --all
 
-## bench: the Python and Node benchmarks against the release-built emulator
-bench: python-bench node-bench
+## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
+bench: python-bench node-bench tables-bench
+
+## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
+## requests + pandas + to_parquet (120 tasks x 7 days, release emulator)
+tables-bench: python-env
+	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements-tables.txt
+	$(CARGO) bench -p monapi --features arrow --bench tables
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(PY) bench/python/export_bench.py --monapi target/release/monapi

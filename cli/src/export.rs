@@ -332,25 +332,40 @@ impl Range {
     }
 }
 
-/// Writes each task's table as it arrives (in task order), keeps the failures.
+/// Writes each task's table as it arrives (in task order), keeps the failures. The writing
+/// (Parquet's encoding and compression, mostly) runs on a thread of its own, so that the
+/// next reports are fetched and read meanwhile.
 async fn write_all<T>(
     mut stream: BulkStream<T>,
-    mut destination: Destination,
+    destination: Destination,
     bar: &Bar,
     pick: impl Fn(T) -> RecordBatch,
 ) -> Result<Written, Failure> {
+    // A few tables may wait for the writer; more would only hold memory.
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<(u64, RecordBatch)>(4);
+    let writer = std::thread::spawn(move || -> Result<Destination, SinkError> {
+        let mut destination = destination;
+        while let Some((task_id, batch)) = receiver.blocking_recv() {
+            destination.write(task_id, &batch)?;
+        }
+        Ok(destination)
+    });
     let (mut written, mut rows, mut failures) = (0, 0, Vec::new());
     while let Some((task_id, result)) = stream.next().await {
         match result {
             Ok(tables) => {
                 let batch = pick(tables);
-                destination.write(task_id, &batch)?;
                 written += 1;
                 rows += batch.num_rows();
+                if sender.send((task_id, batch)).await.is_err() {
+                    break; // the writer failed: its error is below
+                }
             }
             Err(error) => failures.push((task_id, error)),
         }
     }
+    drop(sender);
+    let destination = writer.join().expect("the writer does not panic")?;
     bar.bar.finish_and_clear();
     destination.finish(written, rows, failures, bar.quiet)
 }

@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use monapi::table::arrow_array::RecordBatch;
-use monapi::table::arrow_schema::{Schema, SchemaRef};
+use monapi::table::arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use monapi::table::{self, BulkOptions, SiteTables};
 use monapi::{Client, DateRange, Monitor};
 use monapi_emulator::{Config, Emulator};
@@ -107,6 +107,22 @@ fn service_reports(emulator: &Emulator, ids: &[u64]) -> Vec<RecordBatch> {
     bulk.tables.into_iter().map(|(_, table)| table).collect()
 }
 
+/// `schema` as a Parquet file holds it: timestamps in milliseconds.
+fn in_milliseconds(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|field| match field.data_type() {
+            DataType::Timestamp(TimeUnit::Second, zone) => field
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Timestamp(TimeUnit::Millisecond, zone.clone())),
+            _ => field.as_ref().clone(),
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new(fields))
+}
+
 fn read_parquet(path: &Path) -> (SchemaRef, Vec<RecordBatch>) {
     let reader =
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
@@ -161,7 +177,8 @@ fn every_format_reads_back_as_the_cores_table() {
     write("parquet", &parquet);
     let (read_schema, batches) = read_parquet(&parquet);
     assert_eq!(
-        read_schema, schema,
+        read_schema,
+        in_milliseconds(&schema),
         "types, nullability and time zone travel in the file"
     );
     assert_eq!(all_rows(&batches), expected);
@@ -234,7 +251,7 @@ fn site_tables_the_distribution_and_the_task_list() {
         assert_exit(&output, 0);
         let expected: Vec<RecordBatch> = sites.iter().map(pick).collect();
         let (schema, batches) = read_parquet(&file);
-        assert_eq!(schema, expected[0].schema(), "{name}");
+        assert_eq!(schema, in_milliseconds(&expected[0].schema()), "{name}");
         assert_eq!(all_rows(&batches), all_rows(&expected), "{name}");
     }
 
@@ -298,7 +315,7 @@ fn split_by_task_writes_a_hive_layout() {
             let read = match format {
                 "parquet" => {
                     let (read_schema, batches) = read_parquet(&file);
-                    assert_eq!(read_schema, schema);
+                    assert_eq!(read_schema, in_milliseconds(&schema));
                     batches
                 }
                 _ => read_csv(&file, schema),

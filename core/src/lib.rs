@@ -9,6 +9,10 @@
 //! [`model`]; [`Client::execute`] returns the body exactly as the service sent it, for callers
 //! that want the faithful form (`RawResponse::json::<serde_json::Value>()`).
 //!
+//! With the cargo feature `arrow`, `monapi::table` and `Client::tables()` give every report as a
+//! typed Arrow table (record batches with fixed schemas, times in the client's
+//! [`timezone`](ClientBuilder::timezone)), one task or many at once.
+//!
 //! Errors are one type, [`Error`], with a stable [`ErrorKind`]. No error, `Debug` output or log
 //! line holds a token, the password, its MD5 or the client secret.
 //!

@@ -78,10 +78,12 @@ pub(crate) enum ReportKey {
     },
 }
 
-const MAX_ENTRIES: usize = 64;
+/// Enough for the reports of every task of the demo setup (120 service tasks, 5 site tasks)
+/// over one range, as a bulk export asks for them; the byte budget bounds the memory.
+const MAX_ENTRIES: usize = 256;
 const MAX_BYTES: usize = 256 << 20;
 
-/// Bounded cache of generated bodies: at most 64 entries, and entries are evicted
+/// Bounded cache of generated bodies: at most 256 entries, and entries are evicted
 /// (least recently used first) while the finished ones hold more than 256 MiB.
 /// A body is generated once even when several requests for it arrive together.
 #[derive(Default)]

@@ -320,7 +320,11 @@ fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Er
 
 /// Reads all of `body` with `seed`: one JSON value and nothing after it.
 fn decode<'de, S: serde::de::DeserializeSeed<'de>>(body: &'de [u8], seed: S) -> serde_json::Result<S::Value> {
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    // One check of the whole body as UTF-8 is cheaper than serde_json's check of each string.
+    let text = std::str::from_utf8(body).map_err(|e| {
+        <serde_json::Error as serde::de::Error>::custom(format!("the body is not UTF-8 text: {e}"))
+    })?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = seed.deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)

@@ -11,7 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 
 use super::columns::{empty_list, midnight, timestamps, Interner};
-use crate::model::de::Measure;
+use crate::model::de::{trimmed, Measure};
 
 pub(super) fn build(
     task_id: u64,
@@ -19,20 +19,25 @@ pub(super) fn build(
     start: NaiveDate,
     timezone: FixedOffset,
 ) -> serde_json::Result<RecordBatch> {
+    // A row takes some 20 bytes of the body: room for most rows at once saves the copies of
+    // growing columns.
+    let rows = body.len() / 24;
     let mut builder = Builder {
         task_id,
         start: midnight(start, timezone),
         series: Interner::default(),
         metrics: Interner::default(),
-        series_keys: Vec::new(),
-        times: TimestampSecondBuilder::new(),
-        metric_keys: Vec::new(),
-        values: Float64Builder::new(),
+        series_keys: Vec::with_capacity(rows),
+        times: TimestampSecondBuilder::with_capacity(rows),
+        metric_keys: Vec::with_capacity(rows),
+        values: Float64Builder::with_capacity(rows),
         current_series: 0,
         days: 0,
         last_clock: None,
         record_clock: None,
         record_values: Vec::new(),
+        record_names: Vec::new(),
+        record_fields: 0,
     };
     super::decode(body, Report(&mut builder))?;
     Ok(builder.finish(timezone))
@@ -57,6 +62,12 @@ struct Builder {
     // The record being read (its fields may come in any order).
     record_clock: Option<u32>,
     record_values: Vec<(i32, Option<f64>)>,
+    /// The field names of the series' last record by position, with their field: records of
+    /// a series repeat their names in the same order, so a name is mostly found by one
+    /// comparison instead of a hash lookup.
+    record_names: Vec<(Box<str>, Field)>,
+    /// How many fields of the record have been read.
+    record_fields: usize,
 }
 
 impl Builder {
@@ -64,9 +75,29 @@ impl Builder {
         self.current_series = series;
         self.days = 0;
         self.last_clock = None;
+        self.record_names.clear();
+    }
+
+    /// The field called `name`, the record's next.
+    fn field(&mut self, name: &str) -> Field {
+        let position = self.record_fields;
+        self.record_fields += 1;
+        if let Some((known, field)) = self.record_names.get(position) {
+            if **known == *name {
+                return *field;
+            }
+        }
+        let field = match name {
+            "time" => Field::Time,
+            metric => Field::Metric(self.metrics.intern(metric)),
+        };
+        self.record_names.truncate(position);
+        self.record_names.push((name.into(), field));
+        field
     }
 
     fn end_record(&mut self) {
+        self.record_fields = 0;
         let time = self.record_clock.take().map(|clock| {
             if self.last_clock.is_some_and(|last| clock < last) {
                 self.days += 1;
@@ -205,7 +236,7 @@ impl<'de> Visitor<'de> for Record<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let builder = self.0;
-        while let Some(field) = map.next_key_seed(FieldName(&mut builder.metrics))? {
+        while let Some(field) = map.next_key_seed(FieldName(&mut *builder))? {
             match field {
                 Field::Time => builder.record_clock = map.next_value::<Clock>()?.0,
                 Field::Metric(metric) => {
@@ -219,13 +250,14 @@ impl<'de> Visitor<'de> for Record<'_> {
     }
 }
 
+#[derive(Clone, Copy)]
 enum Field {
     Time,
     Metric(i32),
 }
 
 /// A record's field name: `time`, or a metric (interned).
-struct FieldName<'a>(&'a mut Interner);
+struct FieldName<'a>(&'a mut Builder);
 
 impl<'de> DeserializeSeed<'de> for FieldName<'_> {
     type Value = Field;
@@ -242,10 +274,7 @@ impl Visitor<'_> for FieldName<'_> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
-        Ok(match v {
-            "time" => Field::Time,
-            metric => Field::Metric(self.0.intern(metric)),
-        })
+        Ok(self.0.field(v))
     }
 }
 
@@ -294,25 +323,28 @@ impl<'de> Deserialize<'de> for Clock {
 
 /// `H:MM`, `HH:MM` or `HH:MM:SS` (hours 0-23) as seconds into the day.
 fn clock(text: &str) -> Option<u32> {
-    let mut parts = text.trim().split(':');
-    let mut part = |max: u32, widths: &[usize]| -> Option<u32> {
-        let part = parts.next()?;
-        let digits = widths.contains(&part.len()) && part.bytes().all(|b| b.is_ascii_digit());
-        digits.then(|| part.parse().ok()).flatten().filter(|&v| v <= max)
+    let bytes = trimmed(text).as_bytes();
+    let digit = |i: usize| {
+        bytes
+            .get(i)
+            .filter(|b| b.is_ascii_digit())
+            .map(|b| u32::from(b - b'0'))
     };
-    let hours = part(23, &[1, 2])?;
-    let minutes = part(59, &[2])?;
-    let seconds = match parts.next() {
-        None => 0,
-        Some(seconds) if seconds.len() == 2 && seconds.bytes().all(|b| b.is_ascii_digit()) => {
-            seconds.parse().ok().filter(|&s| s <= 59)?
-        }
-        Some(_) => return None,
+    let colon = |i: usize| bytes.get(i) == Some(&b':');
+    let (hours, at) = if colon(1) {
+        (digit(0)?, 2)
+    } else if colon(2) {
+        (digit(0)? * 10 + digit(1)?, 3)
+    } else {
+        return None;
     };
-    parts
-        .next()
-        .is_none()
-        .then_some(hours * 3600 + minutes * 60 + seconds)
+    let minutes = digit(at)? * 10 + digit(at + 1)?;
+    let seconds = match bytes.len() - (at + 2) {
+        0 => 0,
+        3 if colon(at + 2) => digit(at + 3)? * 10 + digit(at + 4)?,
+        _ => return None,
+    };
+    (hours <= 23 && minutes <= 59 && seconds <= 59).then_some(hours * 3600 + minutes * 60 + seconds)
 }
 
 #[cfg(test)]

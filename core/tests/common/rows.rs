@@ -6,7 +6,7 @@
 use chrono::TimeZone;
 use monapi::table::arrow_array::cast::AsArray;
 use monapi::table::arrow_array::types::{
-    Float64Type, Int32Type, Int64Type, TimestampSecondType, UInt32Type, UInt64Type,
+    Float64Type, Int32Type, Int64Type, TimestampMillisecondType, TimestampSecondType, UInt32Type, UInt64Type,
 };
 use monapi::table::arrow_array::{Array, RecordBatch};
 use monapi::table::arrow_schema::{DataType, TimeUnit};
@@ -28,11 +28,19 @@ fn cell(array: &dyn Array, row: usize) -> Value {
             let key = dictionary.keys().value(row) as usize;
             json!(dictionary.values().as_string::<i32>().value(key))
         }
-        DataType::Timestamp(TimeUnit::Second, Some(zone)) => {
+        DataType::Timestamp(unit, Some(zone)) => {
             let offset = monapi::parse_timezone(zone).unwrap();
-            let seconds = array.as_primitive::<TimestampSecondType>().value(row);
-            let time = offset.timestamp_opt(seconds, 0).unwrap();
-            json!(time.format("%Y-%m-%dT%H:%M:%S%:z").to_string())
+            let millis = match unit {
+                TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row) * 1000,
+                // Parquet files hold milliseconds (it has no unit of seconds).
+                TimeUnit::Millisecond => array.as_primitive::<TimestampMillisecondType>().value(row),
+                other => panic!("no JSON form for {other:?}"),
+            };
+            let time = offset.timestamp_millis_opt(millis).unwrap();
+            json!(time
+                .format("%Y-%m-%dT%H:%M:%S%.3f%:z")
+                .to_string()
+                .replace(".000", ""))
         }
         other => panic!("no JSON form for {other}"),
     }
