@@ -54,6 +54,8 @@ export declare class NativeEmulator {
   static start(options: EmulatorOptions): NativeEmulator
   /** `http://127.0.0.1:PORT`. */
   get baseUrl(): string
+  /** The time zone of its days, e.g. `+08:00`. */
+  get timezone(): string
   /** Whether `stop()` was called. */
   get stopped(): boolean
   /** Request counters as JSON. */
@@ -133,6 +135,8 @@ export interface EmulatorOptions {
   serviceTasks?: number
   /** Fault settings as JSON (the emulator's snake_case keys). */
   faults?: string
+  /** The time zone of its days, as an offset from UTC (`+08:00`, `UTC`). */
+  timezone?: string
 }
 
 /** Records per page of the service task list. */

@@ -66,13 +66,13 @@ class Served:
         self.process.wait(timeout=10)
 
 
-def with_monapi(
-    monapi: str, base_url: str, start: str, end: str, out: Path, *extra: str
-) -> None:
+def with_monapi(monapi: str, base_url: str, start: str, end: str, out: Path, *extra: str) -> None:
     """The whole export with the command."""
     subprocess.run(
-        [monapi, "export", "service-reports", "--from", start, "--to", end]
-        + ["--format", "parquet", "-o", str(out), "--quiet", *extra],
+        [
+            *(monapi, "export", "service-reports", "--from", start, "--to", end),
+            *("--format", "parquet", "-o", str(out), "--quiet", *extra),
+        ],
         env={**os.environ, **ACCOUNT, "MONAPI_BASE_URL": base_url},
         check=True,
     )
@@ -114,9 +114,7 @@ def the_usual_way(base_url: str, start: str, end: str, out: Path) -> float:
     first_day = pd.Timestamp(start).tz_localize(ZONE)
     frames = []
     for task in tasks:
-        report = get(
-            f"/v2/service/report/{task['task_id']}.json", start_date=start, end_date=end
-        )
+        report = get(f"/v2/service/report/{task['task_id']}.json", start_date=start, end_date=end)
         for series, records in report.items():
             if not records:
                 continue
