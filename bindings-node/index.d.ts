@@ -669,6 +669,25 @@ export interface FaultSettings {
   next?: FaultKind[]
 }
 
+/** A body for a service task list page past the last one: `[]`, `{}`, `null` or `{"code":0,"msg":"no more data"}`. */
+export type PastEndPage = 'array' | 'object' | 'null' | 'status'
+
+/**
+ * Answers shaped as the real service, a PHP application, may send them (PHP's `json_encode`
+ * writes an empty keyed array as `[]`). Each left out is off: the emulator's usual answers.
+ */
+export interface Quirks {
+  /** The body of a service task list page past the last one (default `'array'`: `[]`). */
+  pastEndPage?: PastEndPage
+  /** The account has no agents: the agent list is `[]` (and no plugin can be used by a created task). */
+  noAgents?: boolean
+  /**
+   * Every range has no checks: a service report and a distribution are `[]`; a site report keeps its
+   * points, each with `uprate: []`, `fault: []` and `resptime: []`.
+   */
+  noChecks?: boolean
+}
+
 /** Options of {@link Emulator.start}. */
 export interface EmulatorOptions {
   /** Seed of the generated data (default 42). */
@@ -686,6 +705,8 @@ export interface EmulatorOptions {
    * from UTC: `'+08:00'` (the service's, the default), `'-05:30'`, `'UTC'`.
    */
   timezone?: string
+  /** Quirks from the start (default none). */
+  quirks?: Quirks
 }
 
 /** Request counters of an emulator (per endpoint, and `total`). */
@@ -856,6 +877,17 @@ export declare class Emulator {
   setFaults(faults: FaultSettings): void
 
   /**
+   * Replaces the quirks (those left out are off), from the next request on.
+   *
+   * @example
+   * ```js
+   * emulator.setQuirks({ pastEndPage: 'object', noAgents: true }) // page 4 is {}, the agent list []
+   * emulator.setQuirks({}) // no quirks
+   * ```
+   */
+  setQuirks(quirks: Quirks): void
+
+  /**
    * Every access token issued so far expires now (refresh tokens stay valid).
    *
    * @example
@@ -877,8 +909,8 @@ export declare class Emulator {
   revokeRefreshTokens(): void
 
   /**
-   * Back to the state at start: counters zero, knobs as configured, created tasks gone, all
-   * tokens revoked.
+   * Back to the state at start: counters zero, knobs (faults and quirks included) as configured,
+   * created tasks gone, all tokens revoked.
    *
    * @example
    * ```js

@@ -501,6 +501,19 @@ function faultsJson(value, name) {
   return JSON.stringify(out)
 }
 
+/** Quirks for the native side, which checks the values against the emulator's rules. */
+function quirkSettings(value, name) {
+  const o = options(value, name, ['pastEndPage', 'noAgents', 'noChecks'])
+  for (const key of ['noAgents', 'noChecks']) {
+    if (!isUnset(o[key]) && typeof o[key] !== 'boolean') throw invalid(`${name}.${key}`, 'must be a boolean')
+  }
+  return {
+    pastEndPage: text(o.pastEndPage, `${name}.pastEndPage`),
+    noAgents: isUnset(o.noAgents) ? undefined : o.noAgents,
+    noChecks: isUnset(o.noChecks) ? undefined : o.noChecks,
+  }
+}
+
 const DEMO = native.demoAccount()
 const CONSTRUCT = Symbol('monapi.Emulator')
 
@@ -514,7 +527,7 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'timezone'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'timezone'])
     let seed
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -527,6 +540,7 @@ class Emulator {
       latencyMs: number(o.latencyMs, 'latencyMs', LATENCY_RULE),
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultsJson(o.faults, 'faults'),
+      quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
       timezone: text(o.timezone, 'timezone'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
@@ -584,6 +598,11 @@ class Emulator {
   setFaults(faults) {
     const json = faultsJson(faults, 'faults')
     invokeSync(() => this.#native.setFaults(json))
+  }
+
+  setQuirks(quirks) {
+    const settings = quirkSettings(quirks, 'quirks')
+    invokeSync(() => this.#native.setQuirks(settings))
   }
 
   expireTokens() {

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use monapi_emulator::{Config, Emulator, Faults};
+use monapi_emulator::{Config, ConfigError, Emulator, Faults, PastEndPage, Quirks};
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
@@ -28,6 +28,33 @@ pub struct EmulatorOptions {
     pub faults: Option<String>,
     /// The time zone of its days, as an offset from UTC (`+08:00`, `UTC`).
     pub timezone: Option<String>,
+    /// Quirks (types checked by the JavaScript layer).
+    pub quirks: Option<NativeQuirks>,
+}
+
+/// The emulator's quirks as JavaScript names them (`Quirks` in index.d.ts); the emulator
+/// checks the values.
+#[napi(object)]
+#[derive(Default)]
+pub struct NativeQuirks {
+    /// `array`, `object`, `null` or `status`.
+    pub past_end_page: Option<String>,
+    pub no_agents: Option<bool>,
+    pub no_checks: Option<bool>,
+}
+
+fn quirks(quirks: NativeQuirks) -> napi::Result<Quirks> {
+    let past_end_page = match quirks.past_end_page {
+        None => PastEndPage::default(),
+        Some(name) => name
+            .parse()
+            .map_err(|e: ConfigError| invalid_input("quirks.pastEndPage", e.rule()))?,
+    };
+    Ok(Quirks {
+        past_end_page,
+        no_agents: quirks.no_agents.unwrap_or_default(),
+        no_checks: quirks.no_checks.unwrap_or_default(),
+    })
 }
 
 /// The demo account every emulator registers.
@@ -140,6 +167,9 @@ impl NativeEmulator {
             if let Some(json) = options.faults {
                 config.faults = faults(&json)?;
             }
+            if let Some(settings) = options.quirks {
+                config.quirks = quirks(settings)?;
+            }
             if let Some(text) = options.timezone {
                 config.timezone = monapi::parse_timezone(&text).map_err(crate::errors::from_core)?;
             }
@@ -218,6 +248,15 @@ impl NativeEmulator {
         guard(|| {
             let faults = faults(&faults_json)?;
             self.with(|e| e.set_faults(faults))
+        })
+    }
+
+    /// Replaces the quirks (left-out ones are off).
+    #[napi(catch_unwind)]
+    pub fn set_quirks(&self, settings: NativeQuirks) -> napi::Result<()> {
+        guard(|| {
+            let quirks = quirks(settings)?;
+            self.with(|e| e.set_quirks(quirks))
         })
     }
 

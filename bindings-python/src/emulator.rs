@@ -6,7 +6,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use monapi_emulator::{
-    Config, FaultKind, Faults, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
+    DEMO_PASSWORD, DEMO_USERNAME,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -15,6 +16,7 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::client::{AsyncClient, Client};
 use crate::convert::value_to_py;
 use crate::errors::to_pyerr;
+use crate::errors::validation;
 use crate::runtime::lock;
 
 struct Running {
@@ -385,6 +387,54 @@ impl Emulator {
         self.with(|e| e.set_faults(faults))
     }
 
+    /// Make some answers take the shapes the real service (a PHP application) may send
+    /// (replacing earlier settings; call with no argument to turn them all off).
+    ///
+    /// PHP's ``json_encode`` writes an empty keyed array as ``[]``. The quirks apply from the
+    /// next request on; :meth:`reset` turns them off.
+    ///
+    /// Parameters
+    /// ----------
+    /// past_end_page : {"array", "object", "null", "status"}, default "array"
+    ///     The body of a service task list page past the last one: ``[]``, ``{}``, ``null``
+    ///     or ``{"code":0,"msg":"no more data"}``.
+    /// no_agents : bool, default False
+    ///     The account has no agents: the agent list is ``[]`` (and no plugin can be used
+    ///     when creating server tasks).
+    /// no_checks : bool, default False
+    ///     Every range has no checks: a service report and a response-time distribution are
+    ///     ``[]``; a site report keeps its monitoring points, each with ``"uprate": []``,
+    ///     ``"fault": []`` and ``"resptime": []``.
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``past_end_page`` is not one of the four names (``field`` is ``"past_end_page"``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_quirks(past_end_page="object", no_agents=True)
+    /// >>> emulator.client().service_tasks(page=4)   # the service sent {}
+    /// >>> emulator.set_quirks()   # off
+    #[pyo3(signature = (*, past_end_page="array", no_agents=false, no_checks=false))]
+    fn set_quirks(
+        &self,
+        py: Python<'_>,
+        past_end_page: &str,
+        no_agents: bool,
+        no_checks: bool,
+    ) -> PyResult<()> {
+        let past_end_page: PastEndPage = past_end_page
+            .parse()
+            .map_err(|e: ConfigError| validation(py, None, e.field(), e.rule()))?;
+        let quirks = Quirks {
+            past_end_page,
+            no_agents,
+            no_checks,
+        };
+        self.with(|e| e.set_quirks(quirks))
+    }
+
     /// Make every access token issued so far expire now (refresh tokens stay valid).
     ///
     /// Examples
@@ -403,8 +453,8 @@ impl Emulator {
         self.with(|e| e.revoke_refresh_tokens())
     }
 
-    /// Back to the state at start: counters zero, knobs as started, created tasks gone,
-    /// every token revoked.
+    /// Back to the state at start: counters zero, knobs as started (no faults, no quirks),
+    /// created tasks gone, every token revoked.
     ///
     /// Examples
     /// --------

@@ -18,7 +18,7 @@ use monapi::table::arrow_array::{Array, RecordBatch};
 use monapi::table::arrow_schema::{DataType, Field, TimeUnit};
 use monapi::table::{self, BulkOptions, Progress, TaskIds};
 use monapi::{DateRange, Endpoint, Error, ErrorKind, Monitor, Request, ServiceTask, SERVICE_TIMEZONE};
-use monapi_emulator::{Config, FaultKind, Faults};
+use monapi_emulator::{Config, FaultKind, Faults, Quirks};
 use rows::rows;
 use serde_json::Value;
 
@@ -482,6 +482,33 @@ async fn site_tables_from_the_emulator() {
         .iter()
         .all(|r| r["monitor_id"] == 0 && r["monitor"] == "平均"));
     assert_eq!(average.faults.num_rows(), 0);
+}
+
+#[tokio::test]
+async fn php_empty_objects_from_the_service_are_empty_tables_with_the_full_schema() {
+    let emu = emulator().await;
+    emu.set_quirks(Quirks {
+        no_checks: true,
+        ..Quirks::default()
+    });
+    let client = client(&emu);
+    let tables = client.tables();
+    let range = DateRange::on(day("2026-11-01"));
+    let report = tables.service_report(10001, range).await.unwrap();
+    assert_schema(&report, "service_report", "+08:00");
+    assert_eq!(report.num_rows(), 0);
+    let site = tables.site_report(20001, range, Monitor::All).await.unwrap();
+    for (name, table) in [
+        ("availability", &site.availability),
+        ("response_time", &site.response_time),
+        ("faults", &site.faults),
+    ] {
+        assert_schema(table, name, "+08:00");
+        assert_eq!(table.num_rows(), 0, "{name}");
+    }
+    let distribution = tables.response_time_distribution(20001, range).await.unwrap();
+    assert_schema(&distribution, "distribution", "+08:00");
+    assert_eq!(distribution.num_rows(), 0);
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Config, FaultKind, Faults};
+use crate::config::{Config, FaultKind, Faults, Quirks};
 use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
 use crate::state::{World, FIRST_SERVER_TASK};
@@ -96,6 +96,7 @@ pub(crate) struct Knobs {
     pub(crate) token_ttl: Duration,
     pub(crate) latency: Duration,
     pub(crate) faults: Faults,
+    pub(crate) quirks: Quirks,
     fault_rng: SplitMix,
 }
 
@@ -140,7 +141,8 @@ pub(crate) struct App {
     clients: Vec<(String, String)>,
     /// (username, lowercase MD5 hex of the password).
     users: Vec<(String, String)>,
-    initial: (Duration, Duration, Faults),
+    /// The settings of [`Knobs`] as configured, for `reset`.
+    initial: (Duration, Duration, Faults, Quirks),
     knobs: Mutex<Knobs>,
     tokens: Mutex<Tokens>,
     created: Mutex<Created>,
@@ -172,11 +174,17 @@ impl App {
                 .iter()
                 .map(|(name, password)| (name.clone(), md5_hex(password)))
                 .collect(),
-            initial: (config.token_ttl, config.latency, config.faults.clone()),
+            initial: (
+                config.token_ttl,
+                config.latency,
+                config.faults.clone(),
+                config.quirks,
+            ),
             knobs: Mutex::new(Knobs {
                 token_ttl: config.token_ttl,
                 latency: config.latency,
                 faults: config.faults.clone(),
+                quirks: config.quirks,
                 fault_rng: fault_rng(config.seed),
             }),
             tokens: Mutex::default(),
@@ -237,6 +245,10 @@ impl App {
         self.knobs().latency
     }
 
+    pub(crate) fn quirks(&self) -> Quirks {
+        self.knobs().quirks
+    }
+
     /// Replaces the faults and re-seeds their RNG, so a test that sets faults gets the
     /// same sequence whatever ran before.
     pub(crate) fn set_faults(&self, faults: Faults) {
@@ -280,10 +292,11 @@ impl App {
     pub(crate) fn reset(&self) {
         {
             let mut knobs = self.knobs();
-            let (ttl, latency, faults) = self.initial.clone();
+            let (ttl, latency, faults, quirks) = self.initial.clone();
             knobs.token_ttl = ttl;
             knobs.latency = latency;
             knobs.faults = faults;
+            knobs.quirks = quirks;
             knobs.fault_rng = fault_rng(self.world.seed);
         }
         *lock(&self.tokens) = Tokens::default();

@@ -1,6 +1,7 @@
-//! Start-up configuration, fault injection settings and the demo account.
+//! Start-up configuration, fault injection settings, quirks and the demo account.
 
 use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 use chrono::FixedOffset;
@@ -23,7 +24,7 @@ pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap
 /// latency and faults.
 ///
 /// `Config::default()` is the demo setup: seed 42, the demo client and user,
-/// one-hour tokens, no latency, no faults, 120 service tasks, days in `+08:00`.
+/// one-hour tokens, no latency, no faults, no quirks, 120 service tasks, days in `+08:00`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -53,6 +54,8 @@ pub struct Config {
     pub download_url: String,
     /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
     pub service_tasks: usize,
+    /// Answers shaped as the real service's PHP writes them (none by default).
+    pub quirks: Quirks,
     /// The time zone of the days in `start_date`/`end_date`, of "today", of the `HH:MM`
     /// times in service reports and of `last_check_time` (default [`SERVICE_TIMEZONE`],
     /// `+08:00`). Fixed at start.
@@ -70,6 +73,7 @@ impl Default for Config {
             faults: Faults::default(),
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
+            quirks: Quirks::default(),
             timezone: SERVICE_TIMEZONE,
         }
     }
@@ -89,6 +93,7 @@ impl fmt::Debug for Config {
             .field("faults", &self.faults)
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
+            .field("quirks", &self.quirks)
             .field("timezone", &self.timezone)
             .finish()
     }
@@ -155,3 +160,158 @@ pub enum FaultKind {
     /// HTTP 200 whose body is an HTML error page instead of JSON.
     MalformedBody,
 }
+
+/// Answers shaped the way the real service, a PHP application, may write them, for testing
+/// clients against them. PHP's `json_encode` writes an empty keyed array as `[]`, not `{}`.
+/// `Quirks::default()` changes nothing: the emulator answers as described in its README.
+///
+/// ```
+/// use monapi_emulator::{PastEndPage, Quirks};
+/// let quirks = Quirks {
+///     past_end_page: PastEndPage::Object, // a page past the end is `{}`
+///     no_agents: true,                    // the agent list is `[]`
+///     ..Default::default()
+/// };
+/// assert!(!quirks.no_checks);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Quirks {
+    /// What a page of the service task list past the last one is (`[]` by default).
+    pub past_end_page: PastEndPage,
+    /// The account has no agents: the agent list is `[]`, and create refuses every
+    /// `plugin_task_uselist_id` (the account has none).
+    pub no_agents: bool,
+    /// Every range has no checks: a service report is `[]`, a distribution `[]`, and a site
+    /// report keeps its points (the average `0` and the task's points, as `monitor` asks)
+    /// each with `"uprate":[]`, `"fault":[]` and `"resptime":[]`.
+    pub no_checks: bool,
+}
+
+/// The body of a service task list page past the last one; see [`Quirks::past_end_page`].
+///
+/// In JSON and in the bindings: `"array"`, `"object"`, `"null"`, `"status"`.
+///
+/// ```
+/// use monapi_emulator::PastEndPage;
+/// let page: PastEndPage = "null".parse().unwrap();
+/// assert_eq!(page.body(), "null");
+/// assert_eq!("list".parse::<PastEndPage>().unwrap_err().field(), "past_end_page");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum PastEndPage {
+    /// `[]`, an empty list (the default).
+    #[default]
+    Array,
+    /// `{}`: PHP's empty array when the code casts it to an object.
+    Object,
+    /// `null`: what PHP code answers when its query found nothing.
+    Null,
+    /// `{"code":0,"msg":"no more data"}`: a status object (code 0, success) instead of a
+    /// list, as PHP services of this kind answer "nothing more".
+    Status,
+}
+
+impl PastEndPage {
+    /// Every value, in the order of their names in JSON.
+    const ALL: [PastEndPage; 4] = [
+        PastEndPage::Array,
+        PastEndPage::Object,
+        PastEndPage::Null,
+        PastEndPage::Status,
+    ];
+
+    /// The name in JSON and in the bindings.
+    pub fn name(self) -> &'static str {
+        match self {
+            PastEndPage::Array => "array",
+            PastEndPage::Object => "object",
+            PastEndPage::Null => "null",
+            PastEndPage::Status => "status",
+        }
+    }
+
+    /// The body the emulator sends.
+    pub fn body(self) -> &'static str {
+        match self {
+            PastEndPage::Array => "[]",
+            PastEndPage::Object => "{}",
+            PastEndPage::Null => "null",
+            PastEndPage::Status => r#"{"code":0,"msg":"no more data"}"#,
+        }
+    }
+}
+
+impl Serialize for PastEndPage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// For serde, whose error names the field itself: the error is the rule alone.
+impl TryFrom<String> for PastEndPage {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        name.parse().map_err(|error: ConfigError| error.rule)
+    }
+}
+
+impl FromStr for PastEndPage {
+    type Err = ConfigError;
+
+    fn from_str(name: &str) -> Result<Self, ConfigError> {
+        PastEndPage::ALL
+            .into_iter()
+            .find(|page| page.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<_> = PastEndPage::ALL.iter().map(|page| page.name()).collect();
+                ConfigError::new(
+                    "past_end_page",
+                    format!("must be one of {}, got {name:?}", names.join(", ")),
+                )
+            })
+    }
+}
+
+/// A setting the emulator refuses: the field and the rule it breaks.
+///
+/// ```
+/// let error = "list".parse::<monapi_emulator::PastEndPage>().unwrap_err();
+/// assert_eq!(error.field(), "past_end_page");
+/// assert!(error.rule().starts_with("must be one of array, object, null, status"));
+/// assert_eq!(error.to_string(), format!("past_end_page {}", error.rule()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    field: String,
+    rule: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+
+    /// The setting at fault, as named in JSON (e.g. `past_end_page`).
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// The rule it breaks (e.g. `must be one of array, object, null, status, got "list"`).
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.field, self.rule)
+    }
+}
+
+impl std::error::Error for ConfigError {}

@@ -1,5 +1,6 @@
 //! Routes: the spec endpoints (behind the fault layer) and the `/_emulator/` test hooks.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,9 +20,9 @@ use serde_json::{json, Value};
 
 use crate::app::{today_in, App, Endpoint};
 use crate::auth::{authorize, invalid_token, token};
-use crate::config::Faults;
+use crate::config::{Faults, Quirks};
 use crate::faults::spec_layer;
-use crate::reports::{Range, ReportKey};
+use crate::reports::{site_report_without_checks, Range, ReportKey};
 use crate::validate;
 
 /// Largest form body accepted (create batches, token requests).
@@ -214,11 +215,21 @@ async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response
             _ => return Err(bad_request(format!("page must be an integer >= 1, got '{text}'"))),
         },
     };
-    Ok(ok_body(app.world.page(page).unwrap_or(Bytes::from_static(b"[]"))))
+    let body = app
+        .world
+        .page(page)
+        .unwrap_or_else(|| Bytes::from_static(app.quirks().past_end_page.body().as_bytes()));
+    Ok(ok_body(body))
 }
+
+/// PHP's `json_encode` of an empty keyed array (quirks `no_agents`, `no_checks`).
+const PHP_EMPTY_ARRAY: &[u8] = b"[]";
 
 async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
     Query::of(&uri).authorize(&app)?;
+    if app.quirks().no_agents {
+        return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
+    }
     Ok(ok_body(app.world.agents.clone()))
 }
 
@@ -235,6 +246,9 @@ async fn service_report(
         task: task.id,
         range: range(&query, &app, today_in(app.timezone))?,
     };
+    if app.quirks().no_checks {
+        return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
+    }
     Ok(ok_body(app.cache.get(&app.world, key).await))
 }
 
@@ -266,6 +280,9 @@ async fn site_report(
             Some(point)
         }
     };
+    if app.quirks().no_checks {
+        return Ok(ok_body(site_report_without_checks(site, monitor).into()));
+    }
     let key = ReportKey::Site {
         task: site.id,
         range,
@@ -286,6 +303,9 @@ async fn distribution(
     let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
     let today = today_in(app.timezone);
     let range = range(&query, &app, today)?;
+    if app.quirks().no_checks {
+        return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
+    }
     let key = ReportKey::Distribution {
         task: site.id,
         range,
@@ -311,11 +331,18 @@ async fn create(
     let Ok(Value::Array(lines)) = serde_json::from_str::<Value>(data) else {
         return Err(bad_request("data must be a JSON array of task objects"));
     };
+    // An account without agents has no plugins to use.
+    let no_plugins = HashSet::new();
+    let plugin_ids = if app.quirks().no_agents {
+        &no_plugins
+    } else {
+        &app.world.plugin_ids
+    };
     let mut good = Vec::new();
     let mut bad_keys = Vec::new();
     let mut bad_texts = Vec::new();
     for (index, line) in lines.into_iter().enumerate() {
-        match validate::task(&line, &app.world.plugin_ids) {
+        match validate::task(&line, plugin_ids) {
             Ok(()) => good.push(line),
             Err(text) => {
                 bad_keys.push(index.to_string());
@@ -368,14 +395,25 @@ struct ConfigUpdate {
     token_ttl_secs: Option<u64>,
     latency_ms: Option<u64>,
     faults: Option<Faults>,
+    quirks: Option<Quirks>,
 }
 
-/// `PUT /_emulator/config`: changes the given settings, answers with all of them.
+/// `PUT /_emulator/config`: changes the given settings, answers with all of them. A bad
+/// body changes nothing and is a 400 `{"error","field","rule"}` naming the setting (its
+/// path in the body, e.g. `quirks.past_end_page`) and the rule it breaks.
 async fn hook_config(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let update: ConfigUpdate = match serde_json::from_slice(&body) {
+    let mut json = serde_json::Deserializer::from_slice(&body);
+    let update: ConfigUpdate = match serde_path_to_error::deserialize(&mut json) {
         Ok(update) => update,
         Err(error) => {
-            return (StatusCode::BAD_REQUEST, Json(json!({"error": error.to_string()}))).into_response()
+            let field = error.path().to_string();
+            let inner = error.inner();
+            // The position in a one-line body says nothing the field does not.
+            let position = format!(" at line {} column {}", inner.line(), inner.column());
+            let text = inner.to_string();
+            let rule = text.strip_suffix(&position).unwrap_or(&text);
+            let body = json!({"error": format!("{field}: {rule}"), "field": field, "rule": rule});
+            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
         }
     };
     if let Some(faults) = update.faults {
@@ -388,10 +426,14 @@ async fn hook_config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     if let Some(ms) = update.latency_ms {
         knobs.latency = Duration::from_millis(ms);
     }
+    if let Some(quirks) = update.quirks {
+        knobs.quirks = quirks;
+    }
     Json(json!({
         "token_ttl_secs": knobs.token_ttl.as_secs(),
         "latency_ms": knobs.latency.as_millis() as u64,
         "faults": knobs.faults,
+        "quirks": knobs.quirks,
     }))
     .into_response()
 }

@@ -3,8 +3,8 @@
 //! It serves every endpoint of the spec (tokens, server task creation, service task
 //! and agent lists, service and site reports, response-time distribution) from data
 //! generated deterministically from a seed, and adds test hooks under `/_emulator/`
-//! (counters, reset, faults, latency, token expiry). See the crate's README for every
-//! behaviour the spec leaves open.
+//! (counters, reset, faults, latency, token expiry, PHP-shaped quirks). See the crate's
+//! README for every behaviour the spec leaves open.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -41,8 +41,8 @@ use tokio::task::JoinHandle;
 
 pub use app::{Counters, LONGEST_TOKEN_TTL};
 pub use config::{
-    Config, FaultKind, Faults, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
-    SERVICE_TIMEZONE,
+    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
+    DEMO_PASSWORD, DEMO_USERNAME, SERVICE_TIMEZONE,
 };
 
 use app::App;
@@ -194,6 +194,32 @@ impl Emulator {
         self.app.set_faults(faults);
     }
 
+    /// Replaces the quirks (answers shaped as the real service's PHP writes them), from the
+    /// next request on.
+    ///
+    /// ```
+    /// use monapi_emulator::{Emulator, PastEndPage, Quirks};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = Emulator::start(Default::default()).await?;
+    /// emulator.set_quirks(Quirks {
+    ///     past_end_page: PastEndPage::Null,
+    ///     ..Default::default()
+    /// });
+    /// assert_eq!(emulator.quirks().past_end_page, PastEndPage::Null);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn set_quirks(&self, quirks: Quirks) {
+        self.app.knobs().quirks = quirks;
+    }
+
+    /// The quirks in effect.
+    pub fn quirks(&self) -> Quirks {
+        self.app.quirks()
+    }
+
     /// Every access token issued so far expires now; refresh tokens stay valid.
     pub fn expire_tokens(&self) {
         self.app.expire_tokens();
@@ -204,8 +230,8 @@ impl Emulator {
         self.app.revoke_refresh_tokens();
     }
 
-    /// Back to the state at start: counters zero, token lifetime, latency and faults as
-    /// configured, created tasks gone, all tokens revoked.
+    /// Back to the state at start: counters zero, token lifetime, latency, faults and quirks
+    /// as configured, created tasks gone, all tokens revoked.
     pub fn reset(&self) {
         self.app.reset();
     }

@@ -467,11 +467,7 @@ fn site_report(
     today: Option<NaiveDate>,
 ) -> String {
     let sampler = Sampler::new(seed, site, range, today);
-    // Slot 0 is the average, slot p + 1 is point p.
-    let wanted: Vec<bool> = std::iter::once(0)
-        .chain(site.points.iter().map(|point| point.id))
-        .map(|id| monitor.is_none_or(|m| m == id))
-        .collect();
+    let wanted: Vec<bool> = slots(site).map(|(id, _)| asked(monitor, id)).collect();
     let mut uprates = vec![String::new(); wanted.len()];
     let mut resptimes = vec![String::new(); wanted.len()];
     let mut samples = Vec::with_capacity(site.points.len());
@@ -498,10 +494,7 @@ fn site_report(
         if out.len() > 1 {
             out.push(',');
         }
-        let (id, name) = match slot {
-            0 => (0, AVERAGE_NAME),
-            _ => (site.points[slot - 1].id, site.points[slot - 1].name),
-        };
+        let (id, name) = slot_point(site, slot);
         let _ = write!(
             out,
             "\"{id}\":{{\"name\":\"{name}\",\"uprate\":{{{}}},\"fault\":",
@@ -513,6 +506,41 @@ fn site_report(
             _ => out.push_str("null"),
         }
         let _ = write!(out, ",\"resptime\":{{{}}}}}", resptimes[slot]);
+    }
+    out.push('}');
+    out
+}
+
+/// The keys of a site report in order, as (id, name): slot 0 is the average, slot p + 1 is
+/// point p.
+fn slots(site: &SiteTask) -> impl Iterator<Item = (u32, &'static str)> + '_ {
+    (0..=site.points.len()).map(|slot| slot_point(site, slot))
+}
+
+/// Whether the point `id` is in a report for `monitor` (`None`: every point).
+fn asked(monitor: Option<u32>, id: u32) -> bool {
+    monitor.is_none_or(|m| m == id)
+}
+
+fn slot_point(site: &SiteTask, slot: usize) -> (u32, &'static str) {
+    match slot {
+        0 => (0, AVERAGE_NAME),
+        _ => (site.points[slot - 1].id, site.points[slot - 1].name),
+    }
+}
+
+/// A site report of a range without checks, as PHP writes it: the points `monitor` asks
+/// for, each with its empty keyed arrays written as `[]` (quirk `no_checks`).
+pub(crate) fn site_report_without_checks(site: &SiteTask, monitor: Option<u32>) -> String {
+    let mut out = String::from("{");
+    for (id, name) in slots(site).filter(|&(id, _)| asked(monitor, id)) {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let _ = write!(
+            out,
+            "\"{id}\":{{\"name\":\"{name}\",\"uprate\":[],\"fault\":[],\"resptime\":[]}}"
+        );
     }
     out.push('}');
     out

@@ -7,7 +7,7 @@ import util from 'node:util'
 
 import { Emulator } from 'monapi'
 
-import { emulator, linuxTask, rejects, throws } from './helpers.mjs'
+import { day, emulator, linuxTask, rejects, throws } from './helpers.mjs'
 
 test('starts on 127.0.0.1 with a free port and the demo account', async (t) => {
   const emu = await emulator(t)
@@ -192,4 +192,82 @@ test('stop: idempotent; knobs then fail with INVALID_INPUT, calls with CONNECTIO
   assert.equal(throws(() => emu.counters(), 'INVALID_INPUT').field, 'emulator')
   throws(() => emu.expireTokens(), 'INVALID_INPUT')
   await rejects(client.agents(), 'CONNECTION')
+})
+
+/**
+ * The raw body of a GET on the emulator, with the client's access token.
+ *
+ * @param {import('monapi').Emulator} emu
+ * @param {string} token
+ * @param {string} path
+ */
+async function raw(emu, token, path) {
+  const sep = path.includes('?') ? '&' : '?'
+  const response = await fetch(`${emu.baseUrl}${path}${sep}access_token=${token}`)
+  assert.equal(response.status, 200, path)
+  return response.text()
+}
+
+test('setQuirks: a page past the end in each shape', async (t) => {
+  const emu = await emulator(t)
+  const { access_token: token } = await emu.client().login()
+  /** @type {[import('monapi').PastEndPage, string][]} */
+  const shapes = [
+    ['array', '[]'],
+    ['object', '{}'],
+    ['null', 'null'],
+    ['status', '{"code":0,"msg":"no more data"}'],
+  ]
+  for (const [pastEndPage, body] of shapes) {
+    emu.setQuirks({ pastEndPage })
+    assert.equal(await raw(emu, token, '/v2/service/lists.json?page=4'), body, pastEndPage)
+    assert.equal(JSON.parse(await raw(emu, token, '/v2/service/lists.json?page=3')).length, 20)
+  }
+  emu.setQuirks({})
+  assert.equal(await raw(emu, token, '/v2/service/lists.json?page=4'), '[]')
+})
+
+test('quirks at start: no agents and reports without checks, written as PHP does', async (t) => {
+  const emu = await emulator(t, { quirks: { noAgents: true, noChecks: true } })
+  const client = emu.client()
+  const { access_token: token } = await client.login()
+  const date = day(2)
+  const range = `start_date=${date}&end_date=${date}`
+  assert.equal(await raw(emu, token, '/v2/agent/lists.json'), '[]')
+  assert.equal(await raw(emu, token, `/v2/service/report/10001.json?${range}`), '[]')
+  assert.equal(await raw(emu, token, `/v2/site/respose_time_distribute/20001.json?${range}`), '[]')
+  const site = JSON.parse(await raw(emu, token, `/v2/site/report/20001.json?${range}`))
+  assert.deepEqual(Object.keys(site)[0], '0')
+  assert.ok(Object.keys(site).length >= 5, 'the average and four to six points')
+  for (const point of Object.values(site)) {
+    assert.deepEqual({ ...point, name: '' }, { name: '', uprate: [], fault: [], resptime: [] })
+  }
+  assert.equal(site['0'].name, '平均')
+  // Through the client: the agent list and the reports hold nothing.
+  assert.equal(Object.keys(await client.agents()).length, 0)
+  assert.equal(Object.keys(await client.serviceReport(10001, { startDate: date, endDate: date })).length, 0)
+  assert.equal(Object.keys(await client.responseTimeDistribution(20001, { startDate: date, endDate: date })).length, 0)
+  const report = await client.siteReport(20001, { startDate: date, endDate: date, monitor: 0 })
+  assert.deepEqual(Object.keys(report), ['0'])
+  assert.equal(Object.keys(report['0'].uprate).length, 0)
+  assert.equal(Object.keys(report['0'].resptime).length, 0)
+  // reset goes back to the quirks of the start.
+  emu.setQuirks({})
+  assert.equal(Object.keys(await client.agents()).length, 3)
+  emu.reset()
+  assert.equal(Object.keys(await client.agents()).length, 0)
+})
+
+test('bad quirks are INVALID_INPUT naming the quirk, and change nothing', async (t) => {
+  const emu = await emulator(t)
+  emu.setQuirks({ pastEndPage: 'null' })
+  const bad = throws(() => emu.setQuirks({ pastEndPage: /** @type {any} */ ('list') }), 'INVALID_INPUT')
+  assert.equal(bad.field, 'quirks.pastEndPage')
+  assert.match(bad.message, /must be one of array, object, null, status, got "list"/)
+  assert.equal(throws(() => emu.setQuirks({ noAgents: /** @type {any} */ ('yes') }), 'INVALID_INPUT').field, 'quirks.noAgents')
+  assert.equal(throws(() => emu.setQuirks(/** @type {any} */ ({ no_agents: true })), 'INVALID_INPUT').field, 'quirks.no_agents')
+  const atStart = await rejects(Emulator.start({ quirks: { pastEndPage: /** @type {any} */ ('[]') } }), 'INVALID_INPUT')
+  assert.equal(atStart.field, 'quirks.pastEndPage')
+  const { access_token: token } = await emu.client().login()
+  assert.equal(await raw(emu, token, '/v2/service/lists.json?page=4'), 'null')
 })

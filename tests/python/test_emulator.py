@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import datetime
+import json
+import urllib.parse
+import urllib.request
+from typing import Any
 
 import pytest
 
 import monapi
 from monapi.testing import DEMO_CLIENT_ID, DEMO_PASSWORD, DEMO_USERNAME, Emulator
+
+from helpers import DAY
 
 
 def test_properties_and_demo_account(emulator: Emulator) -> None:
@@ -92,3 +98,74 @@ def test_bad_knob_values(emulator: Emulator) -> None:
 async def test_async_client_of_the_emulator(emulator: Emulator) -> None:
     async with emulator.async_client() as client:
         assert len(await client.service_tasks()) == 50
+
+
+def _raw(emulator: Emulator, client: monapi.Client, path: str, **query: str) -> bytes:
+    """The body of a GET on the emulator as sent, with the client's access token."""
+    token = client.token or client.login()
+    query["access_token"] = str(token["access_token"])
+    url = f"{emulator.base_url}{path}?{urllib.parse.urlencode(query)}"
+    # No proxy from the environment: the emulator is on loopback.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=10) as response:
+        assert response.status == 200
+        body: bytes = response.read()
+        return body
+
+
+PAST_END_BODIES = [
+    ("array", b"[]"),
+    ("object", b"{}"),
+    ("null", b"null"),
+    ("status", b'{"code":0,"msg":"no more data"}'),
+]
+
+
+@pytest.mark.parametrize(("past_end_page", "body"), PAST_END_BODIES)
+def test_quirk_past_end_page(
+    emulator: Emulator, client: monapi.Client, past_end_page: Any, body: bytes
+) -> None:
+    emulator.set_quirks(past_end_page=past_end_page)
+    assert _raw(emulator, client, "/v2/service/lists.json", page="4") == body
+    assert len(json.loads(_raw(emulator, client, "/v2/service/lists.json", page="3"))) == 20
+    emulator.set_quirks()
+    assert _raw(emulator, client, "/v2/service/lists.json", page="4") == b"[]"
+
+
+def test_quirks_no_agents_and_no_checks(emulator: Emulator, client: monapi.Client) -> None:
+    emulator.set_quirks(no_agents=True, no_checks=True)
+    day = DAY.isoformat()
+    dates = {"start_date": day, "end_date": day}
+    assert _raw(emulator, client, "/v2/agent/lists.json") == b"[]"
+    assert _raw(emulator, client, "/v2/service/report/10001.json", **dates) == b"[]"
+    assert _raw(emulator, client, "/v2/site/respose_time_distribute/20001.json", **dates) == b"[]"
+    site = json.loads(_raw(emulator, client, "/v2/site/report/20001.json", **dates))
+    assert next(iter(site)) == "0" and len(site) >= 5
+    assert site["0"]["name"] == "平均"
+    for point in site.values():
+        assert {**point, "name": ""} == {"name": "", "uprate": [], "fault": [], "resptime": []}
+    # Through the client: nothing in any of them.
+    assert len(client.agents()) == 0
+    assert len(client.service_report(10001, start_date=DAY, end_date=DAY)) == 0
+    assert len(client.response_time_distribution(20001, start_date=DAY, end_date=DAY)) == 0
+    report = client.site_report(20001, start_date=DAY, end_date=DAY, monitor=0)
+    assert list(report) == ["0"]
+    assert len(report["0"]["uprate"]) == 0 and len(report["0"]["resptime"]) == 0
+    # reset turns them off (they were not set at start).
+    emulator.reset()
+    assert len(client.agents()) == 3
+    assert len(client.response_time_distribution(20001, start_date=DAY, end_date=DAY)) > 0
+
+
+def test_a_bad_quirk_is_a_validation_error_naming_it(
+    emulator: Emulator, client: monapi.Client
+) -> None:
+    emulator.set_quirks(past_end_page="null")
+    with pytest.raises(monapi.ValidationError) as caught:
+        emulator.set_quirks(past_end_page="list")  # type: ignore[arg-type]
+    assert caught.value.field == "past_end_page"
+    assert "must be one of array, object, null, status" in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+    with pytest.raises(TypeError):
+        emulator.set_quirks(no_agent=True)  # type: ignore[call-arg]
+    assert _raw(emulator, client, "/v2/service/lists.json", page="4") == b"null"

@@ -128,6 +128,18 @@ impl Env {
         self.get(path, &query).await
     }
 
+    /// `PUT /_emulator/config` with a JSON body.
+    pub async fn put_config(&self, body: &Value) -> Reply {
+        let response = self
+            .http
+            .put(self.url("/_emulator/config"))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        read_reply(response).await
+    }
+
     pub async fn create(&self, token: &str, data: &str) -> Reply {
         let response = self
             .http

@@ -291,14 +291,9 @@ async fn configured_faults_apply_from_the_start() {
 async fn the_config_hook_sets_faults() {
     let env = start().await;
     let token = env.login().await;
-    let response = env
-        .http
-        .put(env.url("/_emulator/config"))
-        .json(&json!({"faults": {"next": ["error503", "drop_connection"], "retry_after_secs": 7}}))
-        .send()
-        .await
-        .unwrap();
-    let reply = read_reply(response).await;
+    let reply = env
+        .put_config(&json!({"faults": {"next": ["error503", "drop_connection"], "retry_after_secs": 7}}))
+        .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
     assert_eq!(
         reply.json["faults"]["next"],
@@ -318,17 +313,8 @@ async fn the_config_hook_sets_faults() {
         StatusCode::OK
     );
     // The spelling of the Faults fields is accepted for the kinds too.
-    let response = env
-        .http
-        .put(env.url("/_emulator/config"))
-        .json(&json!({"faults": {"next": ["error_500"]}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        read_reply(response).await.json["faults"]["next"],
-        json!(["error500"])
-    );
+    let reply = env.put_config(&json!({"faults": {"next": ["error_500"]}})).await;
+    assert_eq!(reply.json["faults"]["next"], json!(["error500"]));
     assert_eq!(
         env.get_auth(&token, "/v2/agent/lists.json", &[]).await.status,
         StatusCode::INTERNAL_SERVER_ERROR

@@ -6,5 +6,6 @@ mod create;
 mod endpoints;
 mod faults;
 mod openapi;
+mod quirks;
 mod state;
 mod timezone;

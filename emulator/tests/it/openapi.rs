@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use monapi_emulator::{FaultKind, Faults};
+use monapi_emulator::{FaultKind, Faults, PastEndPage, Quirks};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -104,6 +104,19 @@ fn the_checker_rejects_wrong_shapes() {
             "/v2/site/respose_time_distribute/{task_id}.json",
             json!({"0": {"start": 0, "end": 100, "count": 1, "percent": 100}}),
         ),
+        // Only the quirks' shapes of "nothing" pass, not any other object or list.
+        (
+            "/v2/service/lists.json",
+            json!({"code": 1, "msg": "no more data"}),
+        ),
+        ("/v2/service/lists.json", json!({"a": 1})),
+        ("/v2/agent/lists.json", json!([{}])),
+        ("/v2/service/report/{task_id}.json", json!([[]])),
+        (
+            "/v2/site/report/{task_id}.json",
+            json!({"0": {"name": "x", "uprate": [1], "fault": [], "resptime": []}}),
+        ),
+        ("/v2/site/respose_time_distribute/{task_id}.json", json!([0])),
     ];
     for (template, body) in wrong {
         let reply = Reply {
@@ -266,6 +279,40 @@ async fn every_endpoint_conforms_to_openapi() {
         &env.get_auth(&token, "/v2/site/respose_time_distribute/1.json", &[])
             .await,
     );
+
+    // The quirks' shapes.
+    for past_end_page in [PastEndPage::Object, PastEndPage::Null, PastEndPage::Status] {
+        env.emu.set_quirks(Quirks {
+            past_end_page,
+            ..Quirks::default()
+        });
+        checker.check(lists, "get", &env.get_auth(&token, lists, &[("page", "4")]).await);
+    }
+    env.emu.set_quirks(Quirks {
+        no_agents: true,
+        no_checks: true,
+        ..Quirks::default()
+    });
+    checker.check(agents, "get", &env.get_auth(&token, agents, &[]).await);
+    checker.check(
+        service,
+        "get",
+        &env.get_auth(&token, "/v2/service/report/10001.json", &day).await,
+    );
+    for monitor in [&[][..], &[("monitor", "0")]] {
+        checker.check(
+            site,
+            "get",
+            &env.get_auth(&token, "/v2/site/report/20002.json", monitor).await,
+        );
+    }
+    checker.check(
+        distribution,
+        "get",
+        &env.get_auth(&token, "/v2/site/respose_time_distribute/20002.json", &past)
+            .await,
+    );
+    env.emu.set_quirks(Quirks::default());
 
     // Injected faults.
     env.emu.set_faults(Faults {

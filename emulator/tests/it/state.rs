@@ -125,14 +125,8 @@ async fn latency_delays_spec_endpoints_only() {
     env.get_auth(&token, "/v2/agent/lists.json", &[]).await;
     assert!(started.elapsed() < latency / 2);
     // Set over HTTP.
-    let response = env
-        .http
-        .put(env.url("/_emulator/config"))
-        .json(&json!({"latency_ms": 300}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(read_reply(response).await.json["latency_ms"], json!(300));
+    let reply = env.put_config(&json!({"latency_ms": 300})).await;
+    assert_eq!(reply.json["latency_ms"], json!(300));
     let started = Instant::now();
     env.get_auth(&token, "/v2/agent/lists.json", &[]).await;
     assert!(started.elapsed() >= Duration::from_millis(300));
@@ -238,14 +232,7 @@ async fn hooks_over_http() {
             .json["error"],
         "invalid_grant"
     );
-    let response = env
-        .http
-        .put(env.url("/_emulator/config"))
-        .json(&json!({"token_ttl_secs": 60}))
-        .send()
-        .await
-        .unwrap();
-    let reply = read_reply(response).await;
+    let reply = env.put_config(&json!({"token_ttl_secs": 60})).await;
     assert_eq!(reply.json["token_ttl_secs"], json!(60));
     assert_eq!(reply.json["latency_ms"], json!(0));
     assert_eq!(env.password_grant().await.json["expires_in"], json!(60));
@@ -257,14 +244,7 @@ async fn hooks_over_http() {
         json!({"latency_ms": "slow"}),
         json!({"faults": {"next": ["boom"]}}),
     ] {
-        let response = env
-            .http
-            .put(env.url("/_emulator/config"))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let reply = read_reply(response).await;
+        let reply = env.put_config(&body).await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}");
         assert!(reply.json["error"].is_string());
     }
