@@ -14,7 +14,7 @@ use monapi::table::{self, BulkOptions, BulkStream, Progress, SiteTables, DEFAULT
 use monapi::{DateRange, ErrorKind};
 
 use crate::sink::{Format, Sink, SinkError};
-use crate::{parse_monitor, Connection};
+use crate::{parse_monitor, timezone, Connection};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -132,8 +132,8 @@ struct Output {
     #[arg(long, value_enum)]
     split: Option<Split>,
     /// The service's time zone: days, `HH:MM` times, and the offset shown on timestamps.
-    #[arg(long, default_value = "+08:00")]
-    timezone: String,
+    #[arg(long, value_parser = timezone, default_value_t = monapi::SERVICE_TIMEZONE)]
+    timezone: chrono::FixedOffset,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
@@ -322,8 +322,7 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
 /// The client, once the output options are known to be usable.
 fn client(connection: Connection, output: &Output) -> Result<monapi::Client, Failure> {
     output.check()?;
-    let timezone = monapi::parse_timezone(&output.timezone)?;
-    Ok(connection.builder().timezone(timezone).build()?)
+    Ok(connection.builder().timezone(output.timezone).build()?)
 }
 
 impl Range {

@@ -69,10 +69,11 @@ struct ServeArgs {
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
     /// Time zone of the emulator's days and clock times, as an offset from UTC.
-    #[arg(long, default_value = "+08:00", value_parser = timezone)]
+    #[arg(long, value_parser = timezone, default_value_t = monapi_emulator::SERVICE_TIMEZONE)]
     timezone: chrono::FixedOffset,
 }
 
+/// A `--timezone` (the core's rule: `+08:00`, `-05:30`, `UTC`).
 fn timezone(text: &str) -> Result<chrono::FixedOffset, String> {
     monapi::parse_timezone(text).map_err(|e| e.to_string())
 }

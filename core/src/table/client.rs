@@ -92,7 +92,6 @@ pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
 /// let options = monapi::table::BulkOptions::new()
 ///     .concurrency(4)
 ///     .on_progress(|p| eprintln!("{}/{} tasks, {} bytes", p.done, p.total, p.bytes));
-/// assert_eq!(options.get_concurrency(), 4);
 /// ```
 #[derive(Clone)]
 pub struct BulkOptions {
@@ -128,11 +127,6 @@ impl BulkOptions {
     pub fn concurrency(mut self, concurrency: usize) -> Self {
         self.concurrency = concurrency;
         self
-    }
-
-    /// The concurrency set.
-    pub fn get_concurrency(&self) -> usize {
-        self.concurrency
     }
 
     /// Called with the progress: once at the start, then after each task.
