@@ -24,7 +24,6 @@ import hashlib
 import importlib.metadata
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,8 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
 import requests
 
+from bench import Server
+
 ZONE = datetime.timezone(datetime.timedelta(hours=8))
 ACCOUNT = {
     "MONAPI_CLIENT_ID": "demo_id",
@@ -42,28 +43,6 @@ ACCOUNT = {
     "MONAPI_USERNAME": "test@example.com",
     "MONAPI_PASSWORD": "123456",
 }
-
-
-class Served:
-    """`monapi serve --port 0` in its own process."""
-
-    def __init__(self, monapi: str) -> None:
-        self.process = subprocess.Popen(
-            [monapi, "serve", "--port", "0"],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stderr is not None
-        line = self.process.stderr.readline()
-        found = re.search(r"listening on (http://\S+)", line)
-        if not found:
-            raise SystemExit(f"monapi serve did not start: {line!r}")
-        self.base_url = found.group(1)
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def with_monapi(monapi: str, base_url: str, start: str, end: str, out: Path, *extra: str) -> None:
@@ -156,7 +135,7 @@ def main() -> int:
     end_day = datetime.date(2026, 11, 7)
     start = (end_day - datetime.timedelta(days=args.days - 1)).isoformat()
     end = end_day.isoformat()
-    served = Served(args.monapi)
+    served = Server(args.monapi)
     work = Path(tempfile.mkdtemp(prefix="monapi-export-bench-"))
     ours, theirs, split = work / "monapi.parquet", work / "pandas.parquet", work / "split"
     try:
