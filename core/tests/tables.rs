@@ -694,19 +694,41 @@ async fn dropping_a_bulk_call_stops_every_fetch() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_latency(Duration::from_millis(400));
+    // Each answer takes two seconds: the call is dropped while its first two requests wait.
+    emu.set_latency(Duration::from_secs(2));
     let ids: Vec<u64> = (10001..10021).collect();
     let range = range_of("2026-11-01", "2026-11-01");
     let tables = client.tables();
-    let call = tables.service_reports(ids, range, BulkOptions::new().concurrency(2));
-    // The first two requests are sent at once and answered after 400 ms: drop the call first.
-    let outcome = tokio::time::timeout(Duration::from_millis(150), call).await;
-    assert!(outcome.is_err(), "the call cannot have finished");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let finished: Arc<Mutex<Vec<usize>>> = Arc::default();
+    let log = finished.clone();
+    let options = BulkOptions::new()
+        .concurrency(2)
+        .on_progress(move |progress| log.lock().unwrap().push(progress.done));
+    let mut call = Box::pin(tables.service_reports(ids, range, options));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while emu.counters().service_report < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first requests never arrived"
+        );
+        tokio::select! {
+            _ = &mut call => panic!("the call cannot finish before its first answers"),
+            _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+        }
+    }
+    drop(call);
+    // Had the fetches gone on, the first two would have finished (and said so) and the next
+    // two requests would have arrived once the first answers came.
+    tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(
         emu.counters().service_report,
         2,
         "no request may start after the call was dropped"
+    );
+    assert_eq!(
+        *finished.lock().unwrap(),
+        [0],
+        "no fetch in flight may finish after the call was dropped"
     );
 }
 
