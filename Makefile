@@ -44,6 +44,8 @@ lint: python-env
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p monapi --lib -- -D warnings
 	deps=$$($(CARGO) tree -p monapi -e normal --prefix none) && ! grep -q '^arrow' <<< "$$deps"
+	# The benchmark-only code of the Python binding (never in a shipped wheel).
+	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
 

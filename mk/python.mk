@@ -11,7 +11,9 @@
 #                 here to install it into (the release workflow tests it on Alpine)
 #   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
-#   python-bench  bench/python/bench.py against the release-built emulator
+#   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
+#                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
+#                 it installs has the cargo feature bench-bridge (hidden A/B functions)
 
 CARGO ?= cargo
 PYTHON ?= python3
@@ -42,11 +44,12 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 
 # maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig it builds for the
 # explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu,
-# where the Node addon's build (napi build --platform) shares the compiled dependencies.
+# where the Node addon's build (napi build --platform) shares the compiled dependencies. The bench
+# calls it with $(1), more maturin arguments (a cargo feature), and $(2), another output directory.
 define py_build_wheel
-	rm -f $(PY_DIST)/monapi-*.whl
-	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out $(PY_DIST)
-	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_DIST)/monapi-*.whl
+	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
+	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(or $(2),$(PY_DIST))/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
 
@@ -85,5 +88,11 @@ python-lint: python-env
 python-demo: $(PY_INSTALLED)
 	$(PY) examples/quickstart.py
 
-python-bench: python-build
+# The bench wheel (in its own directory, never among the wheels users get) carries the feature
+# bench-bridge: python-demo rebuilds the shipped one.
+python-bench: python-env
+	$(call py_build_wheel,--features bench-bridge,$(PY_DIST)/bench)
+	rm -f $(PY_INSTALLED)
+	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/bench.py
+	$(PY) bench/python/bridge.py --serve $(PY_TARGET_DIR)/release/monapi

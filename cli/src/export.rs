@@ -322,7 +322,7 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
 /// The client, once the output options are known to be usable.
 fn client(connection: Connection, output: &Output) -> Result<monapi::Client, Failure> {
     output.check()?;
-    Ok(connection.builder().timezone(output.timezone).build()?)
+    Ok(connection.builder()?.timezone(output.timezone).build()?)
 }
 
 impl Range {

@@ -29,7 +29,7 @@ fn cell(array: &dyn Array, row: usize) -> Value {
             json!(dictionary.values().as_string::<i32>().value(key))
         }
         DataType::Timestamp(unit, Some(zone)) => {
-            let offset = monapi::parse_timezone(zone).unwrap();
+            let offset = monapi::input::timezone(zone).unwrap();
             let millis = match unit {
                 TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row) * 1000,
                 // Parquet files hold milliseconds (it has no unit of seconds).
