@@ -456,7 +456,8 @@ function faultSettings(value, name) {
         return SNAKE_KINDS[at < 0 ? snakeAt : at]
       })
     } else if (key === 'retryAfterSecs') {
-      out[key] = count(v, `${name}.${key}`, 86400)
+      // The native side holds it as a u32; the emulator sets no bound of its own.
+      out[key] = count(v, `${name}.${key}`, 0xffffffff)
     } else {
       if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
       out[key] = v

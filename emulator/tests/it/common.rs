@@ -33,7 +33,9 @@ impl Reply {
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
-        .timeout(Duration::from_secs(30))
+        // Generous: sixteen reports of a megabyte at once from a debug build on a machine busy
+        // with other builds took more than 30 s.
+        .timeout(Duration::from_secs(120))
         .build()
         .unwrap()
 }
