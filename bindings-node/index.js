@@ -479,7 +479,8 @@ function faultSettings(value, name) {
         return SNAKE_KINDS[at < 0 ? snakeAt : at]
       })
     } else if (key === 'retryAfterSecs') {
-      out[key] = count(v, `${name}.${key}`, 86400)
+      // The native side holds it as a u32; the emulator sets no bound of its own.
+      out[key] = count(v, `${name}.${key}`, 0xffffffff)
     } else {
       if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
       out[key] = v
@@ -514,7 +515,7 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'tls'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'timezone', 'tls'])
     if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
     let seed
     if (!isUnset(o.seed)) {
@@ -530,6 +531,7 @@ class Emulator {
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
       tls: o.tls,
+      timezone: text(o.timezone, 'timezone'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return new Emulator(CONSTRUCT, handle)
@@ -545,6 +547,10 @@ class Emulator {
 
   get caPath() {
     return this.#native.caPath ?? null
+  }
+
+  get timezone() {
+    return this.#native.timezone
   }
 
   get clientId() {

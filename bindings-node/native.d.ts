@@ -60,6 +60,8 @@ export declare class NativeEmulator {
   get caPem(): string | null
   /** The file holding the private CA's certificate, when serving HTTPS. */
   get caPath(): string | null
+  /** The time zone of its days, e.g. `+08:00`. */
+  get timezone(): string
   /** Whether `stop()` was called. */
   get stopped(): boolean
   /** Request counters as JSON. */
@@ -170,6 +172,8 @@ export interface NativeEmulatorOptions {
   serviceTasks?: number
   /** Fault settings (types checked by the JavaScript layer). */
   faults?: NativeFaults
+  /** The time zone of its days, as an offset from UTC (`+08:00`, `UTC`). */
+  timezone?: string
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
   /** Serve HTTPS with a private CA made at start. */

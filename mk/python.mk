@@ -9,7 +9,9 @@
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
-#   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff
+#   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff; needs
+#                 node_modules too (node-env): the packaging tests run scripts/set-version.sh,
+#                 which asks napi-rs's CLI for the npm platforms
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
 #   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
 #                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
@@ -32,6 +34,11 @@ PY_INSTALLED := $(PY_VENV)/.monapi-installed
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
 PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
+
+# node-env (npm ci), for python-test; the root Makefile has already included node.mk.
+ifndef NODE_STAMP
+include $(dir $(lastword $(MAKEFILE_LIST)))node.mk
+endif
 
 .PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
@@ -77,7 +84,7 @@ python-musl: python-env
 
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
-python-test: python-dist
+python-test: python-dist node-env
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)

@@ -446,6 +446,8 @@ fn build(
             .transpose()
             .map_err(from_core)?,
         language: Some(Language::Node),
+        // The tables (and so the time zone) are not part of this package yet.
+        timezone: None,
     };
     let mut builder = ClientBuilder::from_env().options(given);
     if let Some(json) = options.token {

@@ -26,6 +26,8 @@ pub struct NativeEmulatorOptions {
     pub service_tasks: Option<u32>,
     /// Fault settings (types checked by the JavaScript layer).
     pub faults: Option<NativeFaults>,
+    /// The time zone of its days, as an offset from UTC (`+08:00`, `UTC`).
+    pub timezone: Option<String>,
     /// Quirks (types checked by the JavaScript layer).
     pub quirks: Option<NativeQuirks>,
     /// Serve HTTPS with a private CA made at start.
@@ -187,6 +189,7 @@ pub struct NativeEmulator {
     base_url: String,
     /// The private CA (PEM, and its file), when serving HTTPS.
     ca: Option<(String, String)>,
+    timezone: String,
 }
 
 impl Drop for NativeEmulator {
@@ -234,6 +237,9 @@ impl NativeEmulator {
                 config.quirks = quirks(settings)?;
             }
             config.tls = options.tls.unwrap_or(false);
+            if let Some(text) = options.timezone {
+                config.timezone = monapi::input::timezone(&text).map_err(crate::errors::from_core)?;
+            }
             config.check().map_err(refused)?;
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 crate::errors::Payload {
@@ -250,6 +256,7 @@ impl NativeEmulator {
             Ok(NativeEmulator {
                 ca,
                 base_url: emulator.base_url().to_string(),
+                timezone: emulator.timezone().to_string(),
                 inner: Mutex::new(Some(emulator)),
             })
         })
@@ -279,6 +286,12 @@ impl NativeEmulator {
     #[napi(catch_unwind, getter)]
     pub fn ca_path(&self) -> Option<String> {
         self.ca.as_ref().map(|(_, path)| path.clone())
+    }
+
+    /// The time zone of its days, e.g. `+08:00`.
+    #[napi(catch_unwind, getter)]
+    pub fn timezone(&self) -> String {
+        self.timezone.clone()
     }
 
     /// Whether `stop()` was called.

@@ -16,7 +16,8 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::async_client::AsyncClient;
 use crate::client::Client;
 use crate::decode::value_to_py;
-use crate::errors::validation;
+
+use crate::errors::{to_pyerr, validation};
 use crate::runtime::lock;
 
 struct Running {
@@ -76,6 +77,10 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 ///     Serve HTTPS, with a certificate signed by a private CA made at start (see
 ///     :attr:`ca_pem` and :attr:`ca_path`; :meth:`client` trusts it already), as a
 ///     company's own CA signs its internal services.
+/// timezone : str, default "+08:00"
+///     The time zone of its days, "today" and the ``HH:MM`` times of service reports, as
+///     an offset from UTC (``"+08:00"``, ``"-05:30"``, ``"UTC"``): the service's own zone by
+///     default.
 ///
 /// Examples
 /// --------
@@ -98,6 +103,7 @@ pub struct Emulator {
     base_url: String,
     /// The private CA (PEM, and its file), when serving HTTPS.
     ca: Option<(String, String)>,
+    timezone: String,
 }
 
 impl Emulator {
@@ -134,21 +140,27 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, tls=false))]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, timezone=None, tls=false))]
     fn new(
         py: Python<'_>,
         seed: u64,
         token_ttl: f64,
         latency: f64,
         service_tasks: usize,
+        timezone: Option<&str>,
         tls: bool,
     ) -> PyResult<Self> {
+        let timezone = match timezone {
+            Some(text) => monapi::input::timezone(text).map_err(|e| to_pyerr(py, e))?,
+            None => Config::default().timezone,
+        };
         let config = Config {
             seed,
             token_ttl: duration("token_ttl", token_ttl)?,
             latency: duration("latency", latency)?,
             service_tasks,
             tls,
+            timezone,
             ..Config::default()
         };
         let emulator = py
@@ -161,6 +173,7 @@ impl Emulator {
         Ok(Emulator {
             base_url: emulator.base_url().to_string(),
             ca,
+            timezone: emulator.timezone().to_string(),
             running: Mutex::new(Some(Running {
                 pid: std::process::id(),
                 emulator: ManuallyDrop::new(emulator),
@@ -204,6 +217,18 @@ impl Emulator {
     #[getter]
     fn ca_path(&self) -> Option<String> {
         self.ca.as_ref().map(|(_, path)| path.clone())
+    }
+
+    /// The time zone of its days, as an offset from UTC (``"+08:00"`` unless started with
+    /// another ``timezone``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(timezone="UTC").timezone
+    /// '+00:00'
+    #[getter]
+    fn timezone(&self) -> String {
+        self.timezone.clone()
     }
 
     /// The demo client id (``demo_id``).

@@ -67,6 +67,8 @@ impl Given {
                 .transpose()
                 .map_err(check)?,
             language: Some(Language::Python),
+            // The tables (and so the time zone) are not part of this package yet.
+            timezone: None,
         };
         let builder = ClientBuilder::from_env().options(options);
         Ok(match self.token {

@@ -5,6 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::FixedOffset;
+
 use crate::auth::{Auth, Credentials, TokenCallback};
 use crate::client::{Client, Inner};
 use crate::input;
@@ -21,6 +23,13 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_RETRIES: usize = 2;
 /// Default margin before expiry at which a token is renewed (at most a quarter of its life).
 pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
+/// The service's time zone, the default of [`ClientBuilder::timezone`]: China Standard Time,
+/// `+08:00`, without daylight saving time (the service runs from Beijing).
+///
+/// ```
+/// assert_eq!(monapi::SERVICE_TIMEZONE.to_string(), "+08:00");
+/// ```
+pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
 
 /// Default bound on the connections one client opens to the service (see
 /// [`ClientBuilder::max_connections`]).
@@ -120,6 +129,8 @@ pub struct Options {
     pub max_connections: Option<usize>,
     /// See [`ClientBuilder::language`].
     pub language: Option<Language>,
+    /// See [`ClientBuilder::timezone`].
+    pub timezone: Option<FixedOffset>,
 }
 
 /// What a client was built from, every fallback and default resolved: enough to build an
@@ -172,6 +183,8 @@ pub struct Settings {
     pub max_connections: usize,
     /// The package the client serves.
     pub language: Language,
+    /// The time zone of the service's days and clock times.
+    pub timezone: FixedOffset,
 }
 
 impl From<Settings> for ClientBuilder {
@@ -192,6 +205,7 @@ impl From<Settings> for ClientBuilder {
             proxy: settings.proxy,
             max_connections: Some(settings.max_connections),
             language: Some(settings.language),
+            timezone: Some(settings.timezone),
         })
     }
 }
@@ -276,7 +290,8 @@ impl ClientBuilder {
             ca_bundle,
             proxy,
             max_connections,
-            language
+            language,
+            timezone
         );
         self
     }
@@ -400,6 +415,28 @@ impl ClientBuilder {
         self
     }
 
+    /// The time zone of the service's days and clock times (default [`SERVICE_TIMEZONE`],
+    /// `+08:00`): the tables read a service report's `HH:MM` in it, show every timestamp in
+    /// it, and take "today" in it when a report's dates are left out.
+    /// [`input::timezone`] reads one written as text (`+08:00`, `UTC`).
+    ///
+    /// ```
+    /// let client = monapi::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .client_id("demo_id")
+    ///     .client_secret("demo_secret")
+    ///     .username("test@example.com")
+    ///     .password("123456")
+    ///     .timezone(monapi::input::timezone("UTC")?)
+    ///     .build()?;
+    /// assert_eq!(client.timezone().local_minus_utc(), 0);
+    /// # Ok::<(), monapi::Error>(())
+    /// ```
+    pub fn timezone(mut self, timezone: FixedOffset) -> Self {
+        self.given.timezone = Some(timezone);
+        self
+    }
+
     /// Checks the configuration and builds the client. No request is made.
     pub fn build(self) -> Result<Client> {
         let given = self.given;
@@ -508,6 +545,7 @@ impl ClientBuilder {
             proxy: given.proxy,
             max_connections,
             language,
+            timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
         };
         let redactor = Arc::new(Redactor::default());
         redactor.add(settings.client_secret.expose());

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use chrono::FixedOffset;
 use serde::{Deserialize, Serialize};
 
 /// Client id of the demo API client that [`Config::default`] registers.
@@ -15,12 +16,15 @@ pub const DEMO_USERNAME: &str = "test@example.com";
 /// Plain password of the demo user; the token endpoint expects its MD5 hex
 /// (`e10adc3949ba59abbe56e057f20f883e`).
 pub const DEMO_PASSWORD: &str = "123456";
+/// The service's time zone, the default of [`Config::timezone`]: China Standard Time,
+/// `+08:00`, no daylight saving time (the service runs from Beijing).
+pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
 
 /// How an emulator starts: seed of the generated data, accounts, token lifetime,
 /// latency and faults.
 ///
 /// `Config::default()` is the demo setup: seed 42, the demo client and user,
-/// one-hour tokens, no latency, no faults, no quirks, 120 service tasks.
+/// one-hour tokens, no latency, no faults, no quirks, 120 service tasks, days in `+08:00`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -56,6 +60,10 @@ pub struct Config {
     /// Serve HTTPS with a certificate signed by a private CA generated at start (see
     /// [`Emulator::ca_pem`](crate::Emulator::ca_pem)); plain HTTP by default.
     pub tls: bool,
+    /// The time zone of the days in `start_date`/`end_date`, of "today", of the `HH:MM`
+    /// times in service reports and of `last_check_time` (default [`SERVICE_TIMEZONE`],
+    /// `+08:00`). Fixed at start.
+    pub timezone: FixedOffset,
 }
 
 impl Default for Config {
@@ -71,6 +79,7 @@ impl Default for Config {
             service_tasks: 120,
             quirks: Quirks::default(),
             tls: false,
+            timezone: SERVICE_TIMEZONE,
         }
     }
 }
@@ -91,6 +100,7 @@ impl fmt::Debug for Config {
             .field("service_tasks", &self.service_tasks)
             .field("quirks", &self.quirks)
             .field("tls", &self.tls)
+            .field("timezone", &self.timezone)
             .finish()
     }
 }
