@@ -472,8 +472,9 @@ export interface ClientOptions {
    */
   proxy?: string | false
   /**
-   * The most connections the client opens to the service at once: 1 to 10000 (default 100).
-   * Calls beyond it wait for a free connection; the wait counts toward `timeoutMs`.
+   * The most connections the client uses at once to the service, 1 to 10000 (default 100):
+   * at most this many calls are in flight, each on its own connection. Calls beyond it wait
+   * for a free connection; the wait counts toward `timeoutMs`.
    */
   maxConnections?: number
 }

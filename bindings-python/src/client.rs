@@ -89,8 +89,9 @@ pub fn raw_request(
 ///     ``HTTP_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` (upper or lower case). The password is
 ///     never shown in an error, ``repr`` or log.
 /// max_connections : int, optional
-///     The most connections the client opens to the service at once: 1 to 10000 (default
-///     100). Calls beyond it wait for a free connection; the wait counts toward ``timeout``.
+///     The most connections the client uses at once to the service, 1 to 10000 (default
+///     100): at most this many calls are in flight, each on its own connection. Calls
+///     beyond it wait for a free connection; the wait counts toward ``timeout``.
 ///
 /// Raises
 /// ------

@@ -88,16 +88,17 @@ class ForwardingProxy:
                 return
             if method == "CONNECT":
                 host, port = target.rsplit(":", 1)
-                server = socket.create_connection((host, int(port)))
-                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 rest = head.split(b"\r\n\r\n", 1)[1]
             else:
                 authority, _, path = target.removeprefix("http://").partition("/")
                 host, port = authority.rsplit(":", 1)
-                server = socket.create_connection((host, int(port)))
                 rest = head.replace(target.encode(), b"/" + path.encode(), 1)
+            server = socket.create_connection((host, int(port)))
+            # Counted before the client can use the connection, so never after the call ends.
             with self._lock:
                 self.forwarded += 1
+            if method == "CONNECT":
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
             with server:
                 if rest:
                     server.sendall(rest)

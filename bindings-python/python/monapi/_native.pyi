@@ -172,8 +172,8 @@ class Emulator:
         token_ttl: float = 3600.0,
         latency: float = 0.0,
         service_tasks: int = 120,
-        tls: bool = False,
         timezone: str | None = None,
+        tls: bool = False,
     ) -> Self: ...
     @property
     def base_url(self) -> str: ...
