@@ -115,11 +115,17 @@ impl fmt::Debug for Proxy {
 /// A proxy URL with its password replaced (an unparsable one is not shown at all).
 fn shown_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
-        Ok(mut parsed) => {
-            if parsed.password().is_some() {
-                let _ = parsed.set_password(Some(crate::secret::REDACTED));
+        Ok(parsed) => {
+            let shown = parsed.to_string();
+            match parsed.password() {
+                // The password as the URL writes it (percent-encoded), between `:` and `@`.
+                Some(password) => shown.replacen(
+                    &format!(":{password}@"),
+                    &format!(":{}@", crate::secret::REDACTED),
+                    1,
+                ),
+                None => shown,
             }
-            parsed.to_string()
         }
         Err(_) => crate::secret::REDACTED.to_string(),
     }

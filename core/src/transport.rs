@@ -133,8 +133,8 @@ pub(crate) struct Transport {
     max_retries: usize,
     timeout: Duration,
     connect_timeout: Duration,
-    /// One permit per connection the client may have open: held by each attempt, so that
-    /// (HTTP/1.1 carrying one exchange at a time) no more connections are opened than permits.
+    /// One permit per connection the client may use at once: held by each attempt, so that
+    /// (HTTP/1.1 carrying one exchange at a time) no more connections are in use than permits.
     connections: Arc<tokio::sync::Semaphore>,
     /// The service's host, for errors about its certificate.
     host: String,
