@@ -916,6 +916,8 @@ export declare class Table<Row extends object = Record<string, unknown>> {
   /**
    * The rows as plain objects keyed by column: numbers, `Date`s for times, `null` where a
    * value is missing (ids as numbers: exact up to 2^53; {@link Table.column} gives them exactly).
+   * Consecutive rows of the same instant (the metrics of one record) share one `Date` object:
+   * treat the Dates as values and do not mutate them.
    *
    * @example
    * ```js
