@@ -637,6 +637,7 @@ impl ClientBuilder {
                 auth,
                 settings,
             }),
+            timeout: None,
         })
     }
 }

@@ -35,6 +35,9 @@ pub(crate) struct Prepared {
     pub form: Option<String>,
     /// Lines in a create batch (to report a partial failure).
     pub batch_len: usize,
+    /// The overall timeout of each exchange of this call, when it is not the client's
+    /// ([`Client::with_timeout`](crate::Client::with_timeout)).
+    pub timeout: Option<Duration>,
 }
 
 /// The answer of a successful call: the body bytes exactly as the service sent them.
@@ -240,33 +243,35 @@ impl Transport {
                 .body(request.form.clone().unwrap_or_default());
         }
         let started = Instant::now();
-        // Waiting for a free connection counts toward the timeout of the exchange.
-        let permit = tokio::time::timeout(self.timeout, self.connections.acquire())
+        // This call's own timeout, or the client's; waiting for a free connection counts
+        // toward it.
+        let timeout = request.timeout.unwrap_or(self.timeout);
+        let permit = tokio::time::timeout(timeout, self.connections.acquire())
             .await
             .map_err(|_| Failure {
                 error: Error::Timeout {
                     endpoint: endpoint.clone(),
-                    after: Some(self.timeout),
+                    after: Some(timeout),
                 },
                 unsent: false,
                 permanent: true,
             })?
             .expect("the semaphore is never closed");
         let builder = builder.timeout(
-            self.timeout
+            timeout
                 .saturating_sub(started.elapsed())
                 .max(Duration::from_millis(1)),
         );
         let response = builder
             .send()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let body = response
             .bytes()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         drop(permit);
         tracing::debug!(
             target: "monapi",
@@ -386,7 +391,8 @@ impl Transport {
         }
     }
 
-    fn transport_failure(&self, endpoint: &Endpoint, error: &reqwest::Error) -> Failure {
+    fn transport_failure(&self, request: &Prepared, error: &reqwest::Error) -> Failure {
+        let endpoint = &request.endpoint;
         if let Some(message) = network::untrusted_certificate(error, &self.host, self.language) {
             // Not a network failure: the same certificate would be refused again.
             return Failure {
@@ -404,7 +410,7 @@ impl Transport {
             let after = if unsent {
                 self.connect_timeout
             } else {
-                self.timeout
+                request.timeout.unwrap_or(self.timeout)
             };
             Error::Timeout {
                 endpoint: endpoint.clone(),
