@@ -11,7 +11,7 @@ use crate::model::{
     Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask, SiteReport,
 };
 use crate::secret::Redactor;
-use crate::transport::{Prepared, RawResponse, Transport, TransportConfig};
+use crate::transport::{Prepared, RawResponse, Retry, Transport, TransportConfig};
 use crate::{md5_hex, Endpoint, Error, Result, Secret, Token};
 
 /// Records per page of the service task list.
@@ -129,6 +129,7 @@ impl Request {
             query,
             form,
             batch_len,
+            retry: Retry::of(self.endpoint()),
         })
     }
 }
