@@ -3,7 +3,8 @@
 #
 #   python-env    .venv/ with the pinned tools of tests/python/requirements.txt
 #   python-build  release wheel into target/wheels/, installed into .venv/ (--force-reinstall)
-#   python-test   python-build, then pytest (with the stub check), mypy --strict, ruff
+#   python-test   python-build and the debug `monapi` (for the API fuzzing), then pytest (with the
+#                 stub check), mypy --strict, ruff
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
 #   python-bench  bench/python/bench.py against the release-built emulator
 
@@ -53,6 +54,8 @@ $(PY_INSTALLED): $(PY_SOURCES) | $(PY_ENV_STAMP)
 	$(py_build_wheel)
 
 python-test: python-build
+	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
+	$(CARGO) build -p monapi-cli --bin monapi
 	$(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
