@@ -1,4 +1,4 @@
-# The only entry points: demo, test, build, lint, fmt, bench.
+# The only entry points: demo, test, build, lint, fmt, bench, soak.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench rust-build rust-test
+.PHONY: demo test build lint fmt bench soak rust-build rust-test soak-test
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -26,8 +26,8 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: lint, then every test suite (Rust, Python, Node)
-test: lint rust-test python-test node-test
+## test: lint, then every test suite (Rust, Python, Node), then the soak's 5-second form
+test: lint rust-test python-test node-test soak-test
 
 rust-test:
 	$(CARGO) test --workspace --all-targets
@@ -44,3 +44,15 @@ fmt:
 
 ## bench: the Python and Node benchmarks against the release-built emulator
 bench: python-bench node-bench
+
+## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
+soak: $(PY_INSTALLED) node-build
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(CARGO) build --release -p monapi-soak
+	target/release/soak --monapi target/release/monapi
+
+## soak-test: the soak's 5-second form with the debug builds of the emulator and the Rust client: no error in any phase (memory is not judged: the warm-up alone takes longer)
+soak-test: $(PY_INSTALLED) node-build
+	$(CARGO) build -p monapi-cli --bin monapi
+	$(CARGO) build -p monapi-soak
+	target/debug/soak --seconds 5 --warmup 0 --monapi target/debug/monapi
