@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test soak-test
+.PHONY: demo test build lint fmt bench soak rust-build rust-test rust-package set-version soak-test
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -26,17 +26,27 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: lint, then every test suite (Rust, Python, Node), then the soak's 5-second form
-test: lint rust-test python-test node-test soak-test
+## test: lint, then every test suite (Rust, Python, Node), the packages as users install them, and the soak's 5-second form
+test: lint rust-test python-test node-test rust-package soak-test
 
 rust-test:
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 
-## lint: formatting and clippy over the workspace (bindings included), warnings are errors
-lint:
+## rust-package: cargo package (verified) of the three publishable crates; cargo install --path cli gives a working monapi
+rust-package:
+	CARGO="$(CARGO)" scripts/check-crates.sh
+
+## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors; actionlint on the workflows
+lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
+	$(PY_PATH) $(PY_VENV)/bin/actionlint
+
+## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)
+set-version: node-env
+	CARGO="$(CARGO)" NODE="$(NODE)" NPM="$(NPM)" scripts/set-version.sh $(VERSION)
 
 ## fmt: format the code
 fmt:

@@ -1,9 +1,15 @@
-# The Python package (bindings-python/, pyproject.toml): environment, wheel, tests, demo and
-# benchmarks. Included from the root Makefile; also usable alone: make -f mk/python.mk python-test
+# The Python package (bindings-python/, pyproject.toml): environment, wheel, sdist, tests, demo
+# and benchmarks. Included from the root Makefile; also usable alone: make -f mk/python.mk python-test
 #
 #   python-env    .venv/ with the pinned tools of tests/python/requirements.txt
-#   python-build  release wheel into target/wheels/, installed into .venv/ (--force-reinstall)
-#   python-test   python-build and the debug `monapi` (for the API fuzzing), then pytest (with the
+#   python-build  the wheel users get, into target/dist/, installed into .venv/ (--force-reinstall):
+#                 abi3 (CPython >= 3.10), manylinux2014 (glibc >= 2.17), built by maturin --zig
+#                 (zig from the ziglang wheel: no container, no other toolchain)
+#   python-dist   python-build, plus the sdist (maturin sdist) into target/dist/
+#   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
+#                 std; zig links against musl). Not part of make test: there is no musl CPython
+#                 here to install it into (the release workflow tests it on Alpine)
+#   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
 #                 stub check), mypy --strict, ruff
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
 #   python-bench  bench/python/bench.py against the release-built emulator
@@ -16,27 +22,32 @@ PY_TARGET_DIR ?= target-py
 PY_VENV ?= .venv
 PY := $(PY_VENV)/bin/python
 PY_REQUIREMENTS := tests/python/requirements.txt
+PY_REQUIREMENTS_SUITE := tests/python/requirements-suite.txt
 PY_ENV_STAMP := $(PY_VENV)/.monapi-requirements
-PY_WHEELS := target/wheels
+PY_DIST := target/dist
+# maturin finds zig (python -m ziglang) and auditwheel's checks through the venv on PATH.
+PY_PATH := PATH="$(abspath $(PY_VENV))/bin:$$PATH"
 PY_INSTALLED := $(PY_VENV)/.monapi-installed
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
 PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
 
-.PHONY: python-env python-build python-test python-lint python-demo python-bench
+.PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
 python-env: $(PY_ENV_STAMP)
 
-$(PY_ENV_STAMP): $(PY_REQUIREMENTS)
+$(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
 	touch $@
 
-# maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR.
+# maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig it builds for the
+# explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu,
+# where the Node addon's build (napi build --platform) shares the compiled dependencies.
 define py_build_wheel
-	rm -f $(PY_WHEELS)/monapi-*.whl
-	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --out $(PY_WHEELS)
-	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/monapi-*.whl
+	rm -f $(PY_DIST)/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out $(PY_DIST)
+	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_DIST)/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
 
@@ -53,10 +64,21 @@ python-build: python-env
 $(PY_INSTALLED): $(PY_SOURCES) | $(PY_ENV_STAMP)
 	$(py_build_wheel)
 
-python-test: python-build
+python-dist: python-build
+	rm -f $(PY_DIST)/monapi-*.tar.gz
+	$(PY_VENV)/bin/maturin sdist --out $(PY_DIST)
+
+python-musl: python-env
+	rustup target add x86_64-unknown-linux-musl
+	rm -f $(PY_DIST)/musllinux/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --target x86_64-unknown-linux-musl --compatibility musllinux_1_2 --out $(PY_DIST)/musllinux
+
+# The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
+# venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
+python-test: python-dist
 	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
 	$(CARGO) build -p monapi-cli --bin monapi
-	$(PY) -m pytest tests/python
+	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
 

@@ -1,21 +1,26 @@
 #!/usr/bin/env node
 // Builds the native addon with @napi-rs/cli (a devDependency; nothing is downloaded).
 //
-// napi writes the addon and the generated loader (native.js) and declarations (native.d.ts)
-// into a staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi). The addon is
-// copied into bindings-node/; the generated files are not: the committed bindings-node/native.*
-// are what the package ships, and tests/node/generated.test.mjs fails when they differ from
-// what the current Rust source generates. `--accept` copies them over (then commit them).
+// napi writes the addon and the declarations of its exports (native.d.ts, from the Rust source)
+// into a staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi); this script
+// writes the loader (native.js) there too, generated from package.json's napi.targets by
+// platforms.mjs: napi's own loader would name packages for every platform napi-rs knows and
+// under other names than ours. The addon is copied into bindings-node/ (the loader's local
+// build, in a checkout); the generated files are not: the committed bindings-node/native.* are
+// what the package ships, and tests/node/generated.test.mjs fails when they differ from what
+// the current sources generate. `--accept` copies them over (then commit them).
 //
 //   node bindings-node/scripts/build.mjs [--debug] [--accept]
 //
 // Environment: CARGO (the cargo to run), CARGO_TARGET_DIR (default <repo>/target-node).
 
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { loaderSource, readPlatforms } from './platforms.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const crate = resolve(here, '..')
@@ -52,8 +57,7 @@ const napiArgs = [
   targetDir,
   '--output-dir',
   outDir,
-  '--js',
-  'native.js',
+  '--no-js',
   '--dts',
   'native.d.ts',
 ]
@@ -70,6 +74,8 @@ if (addons.length === 0) {
   console.error(`napi build wrote no .node file into ${outDir}`)
   process.exit(1)
 }
+writeFileSync(join(outDir, 'native.js'), loaderSource(await readPlatforms()))
+
 for (const name of readdirSync(crate)) {
   if (name.endsWith('.node') && !addons.includes(name)) rmSync(join(crate, name))
 }

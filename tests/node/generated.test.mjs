@@ -1,8 +1,9 @@
 // @ts-check
-// The generated loader and declarations cannot drift: `make node-build` (napi build) writes
-// them from the current Rust source into $CARGO_TARGET_DIR/napi, and they must equal the
-// committed bindings-node/native.js and native.d.ts (`make node-dts` updates those). The
-// addon in bindings-node/ must be the one that build produced.
+// The generated loader and declarations cannot drift: `make node-build` writes them into
+// $CARGO_TARGET_DIR/napi (the declarations from the current Rust source by napi build, the
+// loader from package.json's napi.targets), and they must equal the committed
+// bindings-node/native.js and native.d.ts (`make node-dts` updates those). The addon in
+// bindings-node/ must be the one that build produced.
 
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -20,7 +21,7 @@ test('the build output exists (run `make node-build` first)', () => {
 })
 
 for (const name of ['native.d.ts', 'native.js']) {
-  test(`committed bindings-node/${name} equals the one generated from the Rust source`, () => {
+  test(`committed bindings-node/${name} equals the one generated from the current sources`, () => {
     const fresh = readFileSync(join(generated, name), 'utf8')
     const committed = readFileSync(join(crate, name), 'utf8')
     assert.ok(fresh.length > 100, 'a real generated file')

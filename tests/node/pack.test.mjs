@@ -1,20 +1,29 @@
 // @ts-check
-// `npm pack` gives a tarball that installs into an empty directory and works from there:
-// CommonJS and ESM programs start the emulator from the installed package (not the repo), log
-// in and fetch the agents, and TypeScript checks CommonJS and ESM consumers against the
-// installed declarations (index.d.ts and index.d.mts).
+// The npm packages as users get them. Staged as the release workflow stages them
+// (bindings-node/scripts/platforms.mjs stage), `npm pack` gives the main package `monapi`
+// (JavaScript and types only, the platform packages as optionalDependencies) and, from
+// npm/<platform>/ with the freshly built addon, this machine's platform package
+// (`@monapi/linux-x64-gnu` here). Installed from the two tarballs into an empty
+// directory, they work from there: CommonJS and ESM programs start the emulator from the
+// installed packages (not the repository), log in and fetch the agents, and TypeScript checks
+// CommonJS and ESM consumers against the installed declarations (index.d.ts and index.d.mts).
+// Without its platform package, with one of another version, or on a platform monapi has no
+// addon for, `require('monapi')` throws an error that says which and what to do.
 
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 
+import { stage } from '../../bindings-node/scripts/platforms.mjs'
 import { ROOT, runNode } from './helpers.mjs'
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+const LICENSES = ['LICENSE-MIT', 'LICENSE-APACHE']
 
 /** @param {string[]} args @param {string} cwd */
 function npm(args, cwd) {
@@ -26,32 +35,86 @@ function npm(args, cwd) {
   })
 }
 
-test('npm pack installs into an empty directory and works there', async (t) => {
-  const work = realpathSync(mkdtempSync(join(tmpdir(), 'monapi-pack-')))
-  t.after(() => rmSync(work, { recursive: true, force: true }))
-
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], ROOT))
+/**
+ * `npm pack` of the package in `dir` into `destination`: the tarball's path and its files.
+ *
+ * @param {string} dir
+ * @param {string} destination
+ */
+function pack(dir, destination) {
+  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', destination], dir))
   const files = packed.files.map((/** @type {{ path: string }} */ f) => f.path).sort()
-  for (const required of [
-    'package.json',
-    'bindings-node/index.js',
-    'bindings-node/index.mjs',
-    'bindings-node/index.d.ts',
-    'bindings-node/index.d.mts',
-    'bindings-node/native.js',
-    'bindings-node/native.d.ts',
-  ]) {
-    assert.ok(files.includes(required), `${required} in the tarball: ${files.join(', ')}`)
-  }
-  assert.ok(files.some((/** @type {string} */ f) => /^bindings-node\/monapi\.[\w-]+\.node$/.test(f)), 'the native addon in the tarball')
-  assert.ok(!files.some((/** @type {string} */ f) => f.startsWith('bindings-node/src/') || f.startsWith('tests/')), 'no sources or tests')
+  return { tarball: join(destination, packed.filename), files }
+}
 
-  const app = join(work, 'app')
-  mkdirSync(app)
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
-  npm(['install', '--offline', join(work, packed.filename)], app)
-  const installed = join(app, 'node_modules', 'monapi', 'bindings-node')
-  assert.ok(readdirSync(installed).some((f) => f.endsWith('.node')))
+/**
+ * A directory with a package.json and the given tarballs installed (offline: the other
+ * platforms' optional packages are left out, as npm leaves them out on this platform).
+ *
+ * @param {string} dir
+ * @param {string[]} tarballs
+ */
+function app(dir, tarballs) {
+  mkdirSync(dir)
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
+  npm(['install', '--offline', ...tarballs], dir)
+  return dir
+}
+
+/** @type {string} */
+let work
+/** The built addon in bindings-node/ names this machine's platform: monapi.<platform>.node. */
+let platform = ''
+let mainTarball = ''
+let platformTarball = ''
+
+before(async () => {
+  work = realpathSync(mkdtempSync(join(tmpdir(), 'monapi-pack-')))
+  const addons = readdirSync(join(ROOT, 'bindings-node')).filter((f) => /^monapi\.[\w-]+\.node$/.test(f))
+  assert.equal(addons.length, 1, `one built addon in bindings-node/ (run make node-build): ${addons.join(', ')}`)
+  platform = addons[0].slice('monapi.'.length, -'.node'.length)
+
+  // Staged as the release workflow stages them for publishing.
+  const staged = join(work, 'staged')
+  assert.deepEqual(await stage(staged, join(ROOT, 'bindings-node'), false), [platform])
+
+  const main = pack(join(staged, 'monapi'), work)
+  assert.deepEqual(
+    main.files,
+    [
+      ...LICENSES,
+      'README.md',
+      'bindings-node/index.d.mts',
+      'bindings-node/index.d.ts',
+      'bindings-node/index.js',
+      'bindings-node/index.mjs',
+      'bindings-node/native.d.ts',
+      'bindings-node/native.js',
+      'package.json',
+    ].sort(),
+    'the main package holds JavaScript and types only',
+  )
+  mainTarball = main.tarball
+
+  const native = pack(join(staged, platform), work)
+  assert.deepEqual(native.files, [...LICENSES, 'README.md', addons[0], 'package.json'].sort())
+  platformTarball = native.tarball
+})
+
+after(() => rmSync(work, { recursive: true, force: true }))
+
+test('the main and the platform tarballs install into an empty directory and work there', async () => {
+  const dir = app(join(work, 'app'), [mainTarball, platformTarball])
+  const installed = join(dir, 'node_modules', 'monapi', 'bindings-node')
+  const addon = join(dir, 'node_modules', '@monapi', platform, `monapi.${platform}.node`)
+  assert.ok(!readdirSync(installed).some((f) => f.endsWith('.node')), 'no addon in the main package')
+  assert.ok(existsSync(addon), addon)
+  // Every platform package is an optional dependency of the installed monapi, at its version.
+  const platforms = readdirSync(join(ROOT, 'npm')).sort()
+  const installedManifest = JSON.parse(readFileSync(join(dir, 'node_modules', 'monapi', 'package.json'), 'utf8'))
+  assert.equal(installedManifest.version, PACKAGE.version)
+  assert.deepEqual(installedManifest.optionalDependencies, Object.fromEntries(platforms.map((p) => [`@monapi/${p}`, PACKAGE.version])))
+  assert.ok(platforms.includes(platform))
 
   const cjs = `
     const { Emulator, MonapiError } = require('monapi')
@@ -62,19 +125,21 @@ test('npm pack installs into an empty directory and works there', async (t) => {
       const agents = await client.agents()
       console.log('agents', Object.keys(agents).length)
       console.log('resolved', require.resolve('monapi'))
+      console.log('addon', Object.keys(require.cache).find((file) => file.endsWith('.node')))
       try { await client.serviceReport(999999) } catch (e) { console.log(e instanceof MonapiError, e.code) }
       await emu.stop()
     })()
   `
-  const fromCjs = await runNode(['-e', cjs], { cwd: app })
+  const fromCjs = await runNode(['-e', cjs], { cwd: dir })
   assert.equal(fromCjs.code, 0, fromCjs.stderr)
   assert.match(fromCjs.stdout, /^agents [1-9]\d*$/m)
   assert.match(fromCjs.stdout, /true API_ERROR/)
   const resolvedCjs = /^resolved (.*)$/m.exec(fromCjs.stdout)?.[1]
   assert.equal(resolvedCjs, join(installed, 'index.js'), 'require() uses the installed package')
+  assert.equal(/^addon (.*)$/m.exec(fromCjs.stdout)?.[1], addon, 'the addon comes from the platform package')
 
   writeFileSync(
-    join(app, 'main.mjs'),
+    join(dir, 'main.mjs'),
     `import { Emulator } from 'monapi'
      const emu = await Emulator.start()
      const client = emu.client()
@@ -84,14 +149,14 @@ test('npm pack installs into an empty directory and works there', async (t) => {
      await emu.stop()
     `,
   )
-  const fromEsm = await runNode(['main.mjs'], { cwd: app })
+  const fromEsm = await runNode(['main.mjs'], { cwd: dir })
   assert.equal(fromEsm.code, 0, fromEsm.stderr)
   assert.match(fromEsm.stdout, /^agents [1-9]/m)
   const resolvedEsm = /^resolved (.*)$/m.exec(fromEsm.stdout)?.[1]
   assert.equal(resolvedEsm, pathToFileURL(join(installed, 'index.mjs')).href, 'import uses the installed package')
 
   writeFileSync(
-    join(app, 'main.ts'),
+    join(dir, 'main.ts'),
     `import { Emulator, type Agents } from 'monapi'
      export async function agents(): Promise<Agents> {
        const emu = await Emulator.start()
@@ -99,13 +164,13 @@ test('npm pack installs into an empty directory and works there', async (t) => {
      }
     `,
   )
-  const tsc = await typecheck(app)
+  const tsc = await typecheck(dir)
   assert.match(tsc, declaration(installed, 'index.d.ts'), 'the CommonJS consumer is checked against the installed index.d.ts')
   assert.doesNotMatch(tsc, /index\.d\.mts/)
 
   // An ESM TypeScript consumer ("type": "module"): resolved through the `import` condition, so
   // the installed index.d.mts is what tsc checks it against.
-  const esm = join(app, 'esm')
+  const esm = join(dir, 'esm')
   mkdirSync(esm)
   writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'app-esm', version: '1.0.0', private: true, type: 'module' }))
   writeFileSync(
@@ -128,6 +193,44 @@ test('npm pack installs into an empty directory and works there', async (t) => {
   )
   const tscEsm = await typecheck(esm)
   assert.match(tscEsm, declaration(installed, 'index.d.mts'), 'the ESM consumer is checked against the installed index.d.mts')
+
+  // On a platform without an addon (process.platform/arch overridden before the first require):
+  // an error naming the platform and the supported ones, from CommonJS and from ESM alike.
+  const supported = platforms
+  for (const [override, shown] of [
+    [`Object.defineProperty(process, 'platform', { value: 'sunos' })`, `sunos-${process.arch}`],
+    [`Object.defineProperty(process, 'arch', { value: 'riscv64' })`, process.platform === 'linux' ? 'linux-riscv64-gnu' : `${process.platform}-riscv64`],
+  ]) {
+    for (const load of [`require('monapi')`, `import('monapi').then(() => console.log('loaded'), (e) => { throw e })`]) {
+      const run = await runNode(['-e', `${override}; ${load}`], { cwd: dir })
+      assert.notEqual(run.code, 0, run.stdout)
+      assert.match(run.stderr, /code: 'ERR_MONAPI_UNSUPPORTED_PLATFORM'/)
+      const message = /monapi has no native addon for this platform \(([^)]*)\); it supports (.*)$/m.exec(run.stderr)
+      assert.ok(message, run.stderr)
+      assert.equal(message[1], shown)
+      assert.deepEqual(message[2].split(', ').sort(), [...supported].sort())
+    }
+  }
+})
+
+test('without its platform package, or with one of another version, monapi says what to install', async () => {
+  const dir = app(join(work, 'no-addon'), [mainTarball])
+  assert.ok(!existsSync(join(dir, 'node_modules', '@monapi')), 'only the main package is installed')
+  const missing = await runNode(['-e', `require('monapi')`], { cwd: dir })
+  assert.notEqual(missing.code, 0)
+  assert.match(missing.stderr, /code: 'ERR_MONAPI_ADDON_MISSING'/)
+  assert.ok(
+    missing.stderr.includes(`native addon for ${platform} is the package @monapi/${platform}@${PACKAGE.version}, which is not installed`),
+    missing.stderr,
+  )
+
+  npm(['install', '--offline', platformTarball], dir)
+  const manifest = join(dir, 'node_modules', '@monapi', platform, 'package.json')
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, 'utf8')), version: '0.0.1-other' }))
+  const other = await runNode(['-e', `require('monapi')`], { cwd: dir })
+  assert.notEqual(other.code, 0)
+  assert.match(other.stderr, /code: 'ERR_MONAPI_ADDON_VERSION'/)
+  assert.ok(other.stderr.includes(`monapi ${PACKAGE.version} needs @monapi/${platform}@${PACKAGE.version}, but 0.0.1-other is installed`), other.stderr)
 })
 
 /**

@@ -1,4 +1,5 @@
-//! Typed forms of the service's payloads, decoded tolerantly (see [`de`]).
+//! Typed forms of the service's payloads, decoded tolerantly: numbers may arrive as JSON numbers
+//! or as strings holding one, and `[]` stands for an empty object (as PHP encodes it).
 
 mod agent;
 pub(crate) mod de;
