@@ -5,9 +5,12 @@
 //
 // The soak starts this script in a process of its own and samples its memory from outside.
 // It prints `start` when the warm-up is over, then one line of JSON: calls, errors, rounds,
-// seconds, the first errors.
+// seconds, the first errors. Run with --expose-gc (the soak does), it asks V8 for a full
+// collection after each round: V8 otherwise collects when it chooses, which moves the process's
+// memory up and down by a hundred megabytes from one sample to the next, while what a leak
+// would show is what survives a collection.
 //
-//   node bench/node/soak_fanout.mjs --base-url URL --warmup W --seconds S --fanout N --service-tasks ID,...
+//   node --expose-gc bench/node/soak_fanout.mjs --base-url URL --warmup W --seconds S --fanout N --service-tasks ID,...
 
 import { parseArgs } from 'node:util'
 
@@ -16,6 +19,8 @@ import { Client } from 'monapi'
 const SITE_TASKS = [20001, 20002, 20003, 20004]
 const FANOUT_SITE_TASK = 20004 // the one whose report of every point is fetched (65 KiB a day)
 const ERRORS_SHOWN = 5
+// Present only under --expose-gc.
+const gc = /** @type {(() => void) | undefined} */ (globalThis.gc)
 
 const { values } = parseArgs({
   options: {
@@ -85,6 +90,7 @@ while (performance.now() < deadline) {
       if (shown.length < ERRORS_SHOWN) shown.push(String(result.reason))
     }
   }
+  gc?.()
   rounds += 1
 }
 await client.close()

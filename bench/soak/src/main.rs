@@ -546,7 +546,7 @@ fn fanout_process(args: &Args, phase: Phase, emulator: &Emulator, service_tasks:
         }
         Phase::Node => {
             let mut command = Command::new(&args.node);
-            command.arg("bench/node/soak_fanout.mjs");
+            command.args(["--expose-gc", "bench/node/soak_fanout.mjs"]);
             command
         }
         Phase::Load => unreachable!("the load runs in this process"),
