@@ -41,6 +41,8 @@ rust-package:
 lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# The benchmark-only code of the Python binding (never in a shipped wheel).
+	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
 

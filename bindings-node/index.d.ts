@@ -209,7 +209,11 @@ export interface CreatedTask {
   task_id: number | string
 }
 
-/** An id: a non-negative integer, a string of digits (as the service sends them), or a bigint. */
+/**
+ * An id: a whole number (above 0 for a task; `0` is the average monitoring point), a string of
+ * its digits (as the service sends them), or a bigint. A number past 2^53 - 1 is refused (it
+ * may have been rounded): give such an id as a string or a bigint.
+ */
 export type Id = number | string | bigint
 
 /** A day: a `Date` (its local calendar day) or a `"YYYY-MM-DD"` string. */
@@ -233,12 +237,12 @@ export type Indicator =
 /** User ids: one comma-separated string, a number, or a list. */
 export type Ids = string | number | Array<string | number>
 
-/** `alert_setting` of a server task. */
+/** `alert_setting` of a server task; a field left out takes its default (no recipients, scope 3). */
 export interface AlertSettingInput {
   /** Alert channels, each with the user ids that receive that kind of alert. */
   alert?: { email?: Ids; sms?: Ids; msn?: Ids; gtalk?: Ids; remind?: Ids }
-  /** `1` all enterprise users, `2` a user group, `3` only the creator, `4` selected users. */
-  scope: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
+  /** `1` all enterprise users, `2` a user group, `3` only the creator (default), `4` selected users. */
+  scope?: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
   /** The user group; required when `scope` is 2. */
   organization?: string | number
   /** The users; required when `scope` is 4. */
@@ -247,8 +251,14 @@ export interface AlertSettingInput {
 
 /**
  * A server monitoring task for {@link Client.createServerTasks}, with the service's keys.
- * Values may be given as strings (as the service takes them) or as numbers and booleans; the
- * SDK checks every rule of the spec before sending and names the task index and field.
+ * Values may be given as strings (as the service takes them) or as numbers, bigints and
+ * booleans. Only `server_name`, `private_ip`, `server_ip` and `server_systype` are required:
+ * every other field left out takes the default of the Rust core's `ServerTask::new` (frequency
+ * 5, SNMP v2c on port 161 with community `public`, no agent plugins, alerts for the creator
+ * only, every indicator the system allows; the table is in that function's documentation).
+ * A key the service does not know is refused (a misspelt field would otherwise take its
+ * default unnoticed). The SDK checks every rule of the service before sending and names every
+ * problem (`err.errors`).
  */
 export interface ServerTaskInput {
   server_name: string
@@ -258,25 +268,26 @@ export interface ServerTaskInput {
   server_ip: string
   /** `0` linux, `1` windows (or `"linux"`, `"windows"`). */
   server_systype: Flag | 'linux' | 'windows'
-  /** Minutes between checks, 1 to 1440. */
-  frequency: number | string
-  /** SNMP port, 1 to 65535. */
-  snmp_port: number | string
-  /** `0` SNMP v2c (needs `snmp_comm`), `1` SNMP v3 (needs `snmp_user`, `snmp_pass`). */
-  snmp_v: Flag | 'v2c' | 'v3'
+  /** Minutes between checks, 1 to 1440 (default 5). */
+  frequency?: number | string | bigint
+  /** SNMP port, 1 to 65535 (default 161). */
+  snmp_port?: number | string | bigint
+  /** `0` SNMP v2c (default; needs `snmp_comm`), `1` SNMP v3 (needs `snmp_user`, `snmp_pass`). */
+  snmp_v?: Flag | 'v2c' | 'v3'
+  /** Community (default `public`). */
   snmp_comm?: string
   snmp_user?: string
   /** A secret: never printed by the SDK. */
   snmp_pass?: string
-  /** `0` MD5, `1` SHA. */
+  /** `0` MD5 (default), `1` SHA. */
   snmp_authtype?: Flag | 'md5' | 'sha'
-  /** Whether agent plugins are used; when 1, `plugin_task_uselist_id` must name one. */
-  use_agent: Flag | boolean
+  /** Whether agent plugins are used (default no); when 1, `plugin_task_uselist_id` must name one. */
+  use_agent?: Flag | boolean
   /** `plugin_task_uselist_id` values from {@link Client.agents}. */
   plugin_task_uselist_id?: Ids
-  alert_setting: AlertSettingInput
-  /** Indicators to monitor; each must be allowed for the system type. */
-  task_type: Indicator[] | Indicator
+  alert_setting?: AlertSettingInput
+  /** Indicators to monitor (default: every one the system type allows); each must be allowed for it. */
+  task_type?: Indicator[] | Indicator
 }
 
 // ---------------------------------------------------------------------------------------
@@ -307,6 +318,16 @@ export type MonapiErrorCode =
 /** Every code, in a frozen array. */
 export declare const ERROR_CODES: readonly MonapiErrorCode[]
 
+/** One problem of invalid input: where (a task's index in a create batch), which field, what rule. */
+export interface ValidationProblem {
+  /** The task's index in the caller's batch, or `null` for an option or parameter. */
+  index: number | null
+  /** The option, parameter or task field at fault (task fields keep the service's names). */
+  field: string
+  /** The rule it breaks. */
+  rule: string
+}
+
 /** The fields of a {@link MonapiError} besides its message. */
 export interface MonapiErrorFields {
   code?: MonapiErrorCode
@@ -320,6 +341,7 @@ export interface MonapiErrorFields {
   created?: number | null
   field?: string | null
   index?: number | null
+  errors?: ValidationProblem[] | null
   endpoint?: string | null
   retryAfterMs?: number | null
   timeoutMs?: number | null
@@ -370,10 +392,16 @@ export declare class MonapiError extends Error {
   readonly submitted: number | null
   /** `PARTIAL_CREATE`: how many were created. */
   readonly created: number | null
-  /** `INVALID_INPUT`: the option, parameter or task field at fault. */
+  /** `INVALID_INPUT`: the option, parameter or task field at fault (the first problem's). */
   readonly field: string | null
-  /** `INVALID_INPUT`: the index of the task in a create batch. */
+  /** `INVALID_INPUT`: the index of the task in a create batch (the first problem's). */
   readonly index: number | null
+  /**
+   * `INVALID_INPUT`: every problem found, the first one first (the one `field`, `index` and
+   * the message name). A create batch is checked whole, task by task, each task's fields in
+   * the order the service checks them.
+   */
+  readonly errors: ValidationProblem[] | null
   /** The operation, as its path template, e.g. `GET /v2/agent/lists.json`. */
   readonly endpoint: string | null
   /** `API_ERROR`: how long the service asked to wait (`Retry-After`), in milliseconds. */
@@ -419,7 +447,7 @@ export interface ClientOptions {
   timeoutMs?: number
   /** Timeout for making a connection, in milliseconds: more than 0, at most 2^31 - 1 (default 10000). */
   connectTimeoutMs?: number
-  /** Retries of a read after a connection error, 429 or 502/503/504 (default 2). */
+  /** Retries of a read after a connection error, 429 or 502/503/504: 0 to 100 (default 2). */
   maxRetries?: number
   /** The `User-Agent` header (default `monapi-node/<version>`). */
   userAgent?: string
@@ -435,6 +463,18 @@ export interface DateRangeOptions {
 export interface SiteReportOptions extends DateRangeOptions {
   /** Unset: every monitoring point and the average; `0`: only the average; `n`: point `n`. */
   monitor?: Id
+}
+
+/** Options of {@link Client.request}. */
+export interface RequestOptions {
+  /** `GET` (retried as reads are) or `POST` (never repeated once it may have reached the service). */
+  method: 'GET' | 'POST' | 'get' | 'post'
+  /** The path under the base URL, e.g. `/v2/site/lists.json` (no scheme, host or query). */
+  path: string
+  /** Query parameters (never `access_token`: the client adds it). */
+  query?: Record<string, string | number | bigint>
+  /** Form fields of a POST (`application/x-www-form-urlencoded`). */
+  form?: Record<string, string | number | bigint>
 }
 
 /** Options of {@link Client.serviceTasks}. */
@@ -537,18 +577,19 @@ export declare class Client {
   refresh(): Promise<Token>
 
   /**
-   * Creates server monitoring tasks in one batch. Every task is checked against the spec's
-   * rules first (nothing is sent if one fails). Never retried once it may have reached the
-   * service.
+   * Creates server monitoring tasks in one batch. The whole batch is checked against the
+   * service's rules first (nothing is sent if a task fails one). A field left out takes the
+   * default of the Rust core's `ServerTask::new` (see {@link ServerTaskInput}). Never retried
+   * once it may have reached the service.
    *
-   * @throws {MonapiError} `INVALID_INPUT` with `index` and `field`; `PARTIAL_CREATE` with
+   * @throws {MonapiError} `INVALID_INPUT` with `errors` (every problem: `index`, `field`,
+   *   `rule`) and the first one's `index` and `field`; `PARTIAL_CREATE` with
    *   `failedIndex`/`failedIndices` when some lines failed (all others were created).
    * @example
    * ```js
    * const created = await client.createServerTasks([{
    *   server_name: 'web-01', private_ip: '192.168.1.10', server_ip: '203.0.113.10',
-   *   server_systype: '0', frequency: '5', snmp_port: '161', snmp_v: '0', snmp_comm: 'public',
-   *   use_agent: '0', alert_setting: { scope: '3' }, task_type: ['cpu', 'mem'],
+   *   server_systype: 0, frequency: 5, task_type: ['cpu', 'mem'],
    * }])
    * console.log(created[0].task_id)
    * ```
@@ -568,9 +609,10 @@ export declare class Client {
 
   /**
    * Every service task, page after page (fetched as the iteration goes); stops after the
-   * first page with fewer than {@link PAGE_SIZE} tasks.
+   * first page with fewer than {@link PAGE_SIZE} tasks. An empty page, however the service
+   * writes it (`[]`, `{}` or `null`), ends the iteration.
    *
-   * @throws {MonapiError} `DECODE` (with `endpoint`) when a page is not a JSON array.
+   * @throws {MonapiError} `DECODE` (with `endpoint`) when a page is neither a list nor empty.
    * @example
    * ```js
    * for await (const task of client.iterServiceTasks()) {
@@ -628,6 +670,21 @@ export declare class Client {
   responseTimeDistribution(taskId: Id, options?: DateRangeOptions): Promise<Distribution>
 
   /**
+   * Calls any operation of the service by its method and path, for those without a method of
+   * their own (the site task list, monitoring points, users, user groups...), with the same
+   * token management, retries of reads and errors as the other methods. Resolves with the
+   * answer's JSON exactly as the service sent it.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` (nothing sent) for a method other than GET or POST,
+   * a path that does not start with `/` or holds a host or query, or `access_token` given.
+   * @example
+   * ```js
+   * const sites = await client.request({ method: 'GET', path: '/v2/site/lists.json', query: { page: 1 } })
+   * ```
+   */
+  request(options: RequestOptions): Promise<JsonValue>
+
+  /**
    * Releases the client: later calls reject with `INVALID_INPUT`, and `onToken` is not called
    * again. Calls already in flight finish.
    *
@@ -648,7 +705,8 @@ export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropConnection' 
 
 /**
  * Faults injected into the emulator's answers. `next` is served first, one fault per
- * request in order; after it, each request gets a fault with the given share (0 to 1).
+ * request in order; after it, each request gets a fault with the given share (0 to 1: the
+ * emulator refuses any other share, NaN included, with `INVALID_INPUT` naming it).
  */
 export interface FaultSettings {
   /** Share of answers `500 {"code":500,...}`. */

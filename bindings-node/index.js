@@ -38,6 +38,7 @@ const FIELDS = [
   'created',
   'field',
   'index',
+  'errors',
   'endpoint',
   'retryAfterMs',
   'timeoutMs',
@@ -75,41 +76,14 @@ function fromNative(error) {
   })
 }
 
+/** A wrong type of argument, as the core words invalid input. */
 function invalid(field, rule) {
-  return new MonapiError(`invalid input: \`${field}\` ${rule}`, { code: 'INVALID_INPUT', field })
+  return fromNative(new Error(native.invalidInput(field, rule)))
 }
 
-/** Bad input in task `index` of a create batch, worded as the core words it. */
-function invalidTask(index, field, rule) {
-  const what = field === '' ? rule : `\`${field}\` ${rule}`
-  return new MonapiError(`invalid input: task ${index}: ${what}`, {
-    code: 'INVALID_INPUT',
-    field: field === '' ? 'tasks' : field,
-    index,
-    failedIndex: index,
-  })
-}
-
-/**
- * Where the first bigint in `value` is, as the core names task fields (`a.b`, `a[0]`): `''`
- * for `value` itself, `undefined` if there is none.
- */
-function bigintPath(value, path, seen) {
-  if (typeof value === 'bigint') return path
-  if (value === null || typeof value !== 'object' || seen.has(value)) return undefined
-  seen.add(value)
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = bigintPath(value[i], `${path}[${i}]`, seen)
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  for (const key of Object.keys(value)) {
-    const found = bigintPath(value[key], path === '' ? key : `${path}.${key}`, seen)
-    if (found !== undefined) return found
-  }
-  return undefined
+/** Task objects as JSON; a bigint is written as its digits (the core reads numbers from text). */
+function tasksJson(tasks) {
+  return JSON.stringify(tasks, (_key, value) => (typeof value === 'bigint' ? value.toString() : value))
 }
 
 /** Runs a native call (sync or async), rethrowing its failure as a MonapiError. */
@@ -148,14 +122,8 @@ function parse(text, endpoint) {
   }
 }
 
-const ENDPOINTS = Object.freeze({
-  createServerTasks: 'POST /v2/server/create.json',
-  serviceTasks: 'GET /v2/service/lists.json',
-  agents: 'GET /v2/agent/lists.json',
-  serviceReport: 'GET /v2/service/report/{task_id}.json',
-  siteReport: 'GET /v2/site/report/{task_id}.json',
-  responseTimeDistribution: 'GET /v2/site/respose_time_distribute/{task_id}.json',
-})
+/** The endpoints' names, from the core (for a body that `JSON.parse` refuses). */
+const ENDPOINTS = Object.freeze(native.endpointNames())
 
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -185,18 +153,13 @@ function text(value, field) {
 }
 
 /**
- * A number for the native side, which checks its range and names the rule (the same rules as
- * here): a huge value must be INVALID_INPUT, never a panic when it becomes a Duration.
+ * A number for the native side, which checks it and names the rule; any other type is NaN,
+ * which every rule refuses (a huge value is INVALID_INPUT too, never a panic).
  */
-function number(value, field, rule) {
+function numeric(value) {
   if (isUnset(value)) return undefined
-  if (typeof value !== 'number') throw invalid(field, rule)
-  return value
+  return typeof value === 'number' ? value : Number.NaN
 }
-
-const TIMEOUT_RULE = 'must be a positive number of milliseconds, at most 2147483647 (2^31 - 1, about 24.8 days)'
-const LATENCY_RULE = 'must be a number of milliseconds from 0 to 2147483647 (2^31 - 1, about 24.8 days)'
-const TTL_RULE = 'must be a number of seconds from 0 to 4294967295 (2^32 - 1, about 136 years)'
 
 function count(value, field, max) {
   if (isUnset(value)) return undefined
@@ -206,12 +169,21 @@ function count(value, field, max) {
   return value
 }
 
-/** A task or monitoring-point id: a non-negative integer, a string of digits, or a bigint. */
-function id(value, field) {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value)
-  if (typeof value === 'bigint' && value >= 0n) return value.toString()
-  if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return value
-  throw invalid(field, 'must be an id: a non-negative integer or a string of digits')
+/** An id for the core's rules: a number as it is, anything else as text (a bigint's digits). */
+function id(value) {
+  return typeof value === 'number' ? value : String(value)
+}
+
+/** Query parameters or form fields of `request()`: an object of strings, numbers or bigints. */
+function params(value, name) {
+  if (isUnset(value)) return []
+  if (!isPlainObject(value)) throw invalid(name, 'must be an object of names to strings or numbers')
+  return Object.entries(value).map(([key, item]) => {
+    if (!['string', 'number', 'bigint'].includes(typeof item)) {
+      throw invalid(`${name}.${key}`, 'must be a string or a number')
+    }
+    return [key, String(item)]
+  })
 }
 
 function pad(n, width) {
@@ -314,9 +286,9 @@ class Client {
       password: text(o.password, 'password'),
       passwordMd5: text(o.passwordMd5, 'passwordMd5'),
       token: saved,
-      timeoutMs: number(o.timeoutMs, 'timeoutMs', TIMEOUT_RULE),
-      connectTimeoutMs: number(o.connectTimeoutMs, 'connectTimeoutMs', TIMEOUT_RULE),
-      maxRetries: count(o.maxRetries, 'maxRetries', 1000),
+      timeoutMs: numeric(o.timeoutMs),
+      connectTimeoutMs: numeric(o.connectTimeoutMs),
+      maxRetries: numeric(o.maxRetries),
       userAgent: text(o.userAgent, 'userAgent'),
     }
     let listener
@@ -368,15 +340,8 @@ class Client {
     if (!Array.isArray(tasks)) throw invalid('tasks', 'must be an array of task objects')
     let json
     try {
-      json = JSON.stringify(tasks)
+      json = tasksJson(tasks)
     } catch (error) {
-      for (let i = 0; i < tasks.length; i += 1) {
-        const path = bigintPath(tasks[i], '', new Set())
-        if (path === '') throw invalidTask(i, '', 'must be a task object, not a bigint')
-        if (path !== undefined) {
-          throw invalidTask(i, path, 'is a bigint, which JSON cannot hold: give a number or a string')
-        }
-      }
       throw invalid('tasks', `cannot be converted to JSON: ${error && error.message}`)
     }
     return parse(await invoke(() => n.createServerTasks(json)), ENDPOINTS.createServerTasks)
@@ -385,27 +350,17 @@ class Client {
   async serviceTasks(opts) {
     const n = this.#open()
     const o = options(opts, 'options', ['page'])
-    const page = isUnset(o.page) ? 1 : o.page
-    if (!Number.isSafeInteger(page) || page < 1 || page > 0xffffffff) {
-      throw invalid('page', 'must be an integer from 1 (pages count from 1)')
-    }
+    const page = isUnset(o.page) ? 1 : numeric(o.page)
     return parse(await invoke(() => n.serviceTasks(page)), ENDPOINTS.serviceTasks)
   }
 
   async *iterServiceTasks() {
-    for (let page = 1; ; page += 1) {
-      const tasks = await this.serviceTasks({ page })
-      if (!Array.isArray(tasks)) {
-        const endpoint = ENDPOINTS.serviceTasks
-        // Say what arrived, never what it says.
-        const kind = tasks === null ? 'null' : typeof tasks
-        throw new MonapiError(
-          `${endpoint}: could not decode the answer: page ${page} is not a JSON array of tasks (got ${kind === 'object' ? 'an object' : kind})`,
-          { code: 'DECODE', endpoint },
-        )
-      }
-      yield* tasks
-      if (tasks.length < PAGE_SIZE) return
+    // The core says which page comes next (none after the last) and gives an empty page as [].
+    for (let page = 1; page !== null; ) {
+      const n = this.#open()
+      const result = await invoke(() => n.serviceTaskPage(page))
+      yield* parse(result.body, ENDPOINTS.serviceTasks)
+      page = result.next
     }
   }
 
@@ -416,22 +371,33 @@ class Client {
 
   async serviceReport(taskId, opts) {
     const n = this.#open()
-    const task = id(taskId, 'taskId')
+    const task = id(taskId)
     const [, start, end] = range(opts, 'options')
     return parse(await invoke(() => n.serviceReport(task, start, end)), ENDPOINTS.serviceReport)
   }
 
   async siteReport(taskId, opts) {
     const n = this.#open()
-    const task = id(taskId, 'taskId')
+    const task = id(taskId)
     const [o, start, end] = range(opts, 'options', ['monitor'])
-    const monitor = isUnset(o.monitor) ? undefined : id(o.monitor, 'monitor')
+    const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
     return parse(await invoke(() => n.siteReport(task, start, end, monitor)), ENDPOINTS.siteReport)
+  }
+
+  async request(opts) {
+    const n = this.#open()
+    const o = options(opts, 'options', ['method', 'path', 'query', 'form'])
+    const method = text(o.method, 'method') ?? ''
+    const path = text(o.path, 'path') ?? ''
+    const query = params(o.query, 'query')
+    const form = params(o.form, 'form')
+    // The native side checks that the answer is JSON and names the call if it is not.
+    return JSON.parse(await invoke(() => n.request(method, path, query, form)))
   }
 
   async responseTimeDistribution(taskId, opts) {
     const n = this.#open()
-    const task = id(taskId, 'taskId')
+    const task = id(taskId)
     const [, start, end] = range(opts, 'options')
     return parse(
       await invoke(() => n.responseTimeDistribution(task, start, end)),
@@ -459,24 +425,24 @@ if (typeof Symbol.asyncDispose === 'symbol') {
   Client.prototype[Symbol.asyncDispose] = Client.prototype.close
 }
 
-const FAULT_KEYS = {
-  error500: 'error_500',
-  error503: 'error_503',
-  error429: 'error_429',
-  retryAfterSecs: 'retry_after_secs',
-  dropConnection: 'drop_connection',
-  truncatedBody: 'truncated_body',
-  malformedBody: 'malformed_body',
-  next: 'next',
-}
+const FAULT_KEYS = [
+  'error500',
+  'error503',
+  'error429',
+  'retryAfterSecs',
+  'dropConnection',
+  'truncatedBody',
+  'malformedBody',
+  'next',
+]
 const FAULT_KINDS = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
 const SNAKE_KINDS = ['error_500', 'error_503', 'error_429', 'drop_connection', 'truncated_body', 'malformed_body']
 
-/** Fault settings as the emulator's JSON (snake_case keys and kinds). */
-function faultsJson(value, name) {
-  const o = options(value, name, Object.keys(FAULT_KEYS))
+/** Fault settings for the native side (kinds by the emulator's names), which checks the shares. */
+function faultSettings(value, name) {
+  const o = options(value, name, FAULT_KEYS)
   const out = {}
-  for (const [key, snake] of Object.entries(FAULT_KEYS)) {
+  for (const key of FAULT_KEYS) {
     const v = o[key]
     if (isUnset(v)) continue
     if (key === 'next') {
@@ -490,15 +456,13 @@ function faultsJson(value, name) {
         return SNAKE_KINDS[at < 0 ? snakeAt : at]
       })
     } else if (key === 'retryAfterSecs') {
-      out[snake] = count(v, `${name}.${key}`, 86400)
+      out[key] = count(v, `${name}.${key}`, 86400)
     } else {
-      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) {
-        throw invalid(`${name}.${key}`, 'must be a share from 0 to 1')
-      }
-      out[snake] = v
+      if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
+      out[key] = v
     }
   }
-  return JSON.stringify(out)
+  return out
 }
 
 /** Quirks for the native side, which checks the values against the emulator's rules. */
@@ -536,10 +500,10 @@ class Emulator {
     }
     const config = {
       seed,
-      tokenTtl: number(o.tokenTtl, 'tokenTtl', TTL_RULE),
-      latencyMs: number(o.latencyMs, 'latencyMs', LATENCY_RULE),
+      tokenTtl: numeric(o.tokenTtl),
+      latencyMs: numeric(o.latencyMs),
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
-      faults: isUnset(o.faults) ? undefined : faultsJson(o.faults, 'faults'),
+      faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
@@ -579,20 +543,20 @@ class Emulator {
   }
 
   setTokenTtl(seconds) {
-    const ttl = number(seconds, 'seconds', TTL_RULE)
+    const ttl = numeric(seconds)
     if (ttl === undefined) throw invalid('seconds', 'is required')
     invokeSync(() => this.#native.setTokenTtl(ttl))
   }
 
   setLatency(ms) {
-    const latency = number(ms, 'ms', LATENCY_RULE)
+    const latency = numeric(ms)
     if (latency === undefined) throw invalid('ms', 'is required')
     invokeSync(() => this.#native.setLatency(latency))
   }
 
   setFaults(faults) {
-    const json = faultsJson(faults, 'faults')
-    invokeSync(() => this.#native.setFaults(json))
+    const settings = faultSettings(faults, 'faults')
+    invokeSync(() => this.#native.setFaults(settings))
   }
 
   setQuirks(quirks) {

@@ -4,11 +4,11 @@
 /** The monapi client for JavaScript; see `Client` in `index.d.ts` for the public API. */
 export declare class NativeClient {
   /** Builds the client (no request is made). `on_token` receives every new token as JSON. */
-  constructor(options: ClientOptions, onToken?: ((arg: string) => void) | undefined | null)
+  constructor(options: NativeClientOptions, onToken?: ((arg: string) => void) | undefined | null)
   /** The service's base URL. */
   get baseUrl(): string
   /** The client id (not secret). */
-  get clientId(): string | null
+  get clientId(): string
   /** The account login (not secret). */
   get username(): string | null
   /** Whether `close()` was called. */
@@ -23,16 +23,26 @@ export declare class NativeClient {
   refresh(): Promise<string>
   /** Creates server tasks from their JSON array. */
   createServerTasks(tasksJson: string): Promise<string>
-  /** One page of the service task list. */
+  /** One page of the service task list (`page` as given; the core checks it). */
   serviceTasks(page: number): Promise<string>
+  /**
+   * Page `page` of the service task list for the iterator: its JSON list (an empty page is
+   * `[]`) and the page after it, or `null` after the last.
+   */
+  serviceTaskPage(page: number): Promise<{ body: string; next: number | null }>
+  /**
+   * Any operation by method and path (`request()`); the answer is checked to be JSON here,
+   * so that a decode error names the call.
+   */
+  request(method: string, path: string, query: Array<Array<string>>, form: Array<Array<string>>): Promise<string>
   /** The agent list. */
   agents(): Promise<string>
   /** The report of a service task; dates are `YYYY-MM-DD`. */
-  serviceReport(taskId: string, startDate?: string | undefined | null, endDate?: string | undefined | null): Promise<string>
+  serviceReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null): Promise<string>
   /** The report of a site task; `monitor` unset = all points, `"0"` = the average. */
-  siteReport(taskId: string, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: string | undefined | null): Promise<string>
+  siteReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null): Promise<string>
   /** The response-time distribution of a site task. */
-  responseTimeDistribution(taskId: string, startDate?: string | undefined | null, endDate?: string | undefined | null): Promise<string>
+  responseTimeDistribution(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null): Promise<string>
   /**
    * Releases the client: later calls fail, `onToken` is not called again. Calls in flight
    * finish.
@@ -43,7 +53,7 @@ export declare class NativeClient {
 /** A running emulator on 127.0.0.1 (a free port), on an OS thread of its own. */
 export declare class NativeEmulator {
   /** Starts an emulator. */
-  static start(options: EmulatorOptions): NativeEmulator
+  static start(options: NativeEmulatorOptions): NativeEmulator
   /** `http://127.0.0.1:PORT`. */
   get baseUrl(): string
   /** Whether `stop()` was called. */
@@ -54,8 +64,8 @@ export declare class NativeEmulator {
   setTokenTtl(seconds: number): void
   /** Delay before every answer from now on, in milliseconds. */
   setLatency(ms: number): void
-  /** Replaces the fault settings (JSON with the emulator's snake_case keys). */
-  setFaults(faultsJson: string): void
+  /** Replaces the fault settings. */
+  setFaults(settings: NativeFaults): void
   /** Replaces the quirks (left-out ones are off). */
   setQuirks(settings: NativeQuirks): void
   /** Every access token issued so far expires now. */
@@ -85,11 +95,42 @@ export declare function __panicSync(): void
  */
 export declare function __panicUnguarded(): Promise<void>
 
+/** The demo account (`demo_id` / `demo_secret`, `test@example.com` / `123456`). */
+export declare function demoAccount(): DemoAccount
+
+/** The demo account every emulator registers. */
+export interface DemoAccount {
+  clientId: string
+  clientSecret: string
+  username: string
+  password: string
+}
+
+/** The names of the endpoints (`GET /v2/agent/lists.json`...), from the core. */
+export declare function endpointNames(): EndpointNames
+
+/** The names of the endpoints, as the core gives them (for errors raised in JavaScript). */
+export interface EndpointNames {
+  createServerTasks: string
+  serviceTasks: string
+  agents: string
+  serviceReport: string
+  siteReport: string
+  responseTimeDistribution: string
+}
+
 /**
- * Options of the native client (the JavaScript layer has checked their types). Unset values
- * fall back to the `MONAPI_*` environment variables.
+ * The error of an argument of the wrong type, caught by the JavaScript layer: the marked
+ * payload of an `INVALID_INPUT` error, worded as the core words invalid input.
  */
-export interface ClientOptions {
+export declare function invalidInput(field: string, rule: string): string
+
+/**
+ * Options of the native client, as the caller gave them (the JavaScript layer has checked
+ * their types; the core checks their values). Unset values fall back to the `MONAPI_*`
+ * environment variables.
+ */
+export interface NativeClientOptions {
   baseUrl?: string
   clientId?: string
   clientSecret?: string
@@ -104,19 +145,8 @@ export interface ClientOptions {
   userAgent?: string
 }
 
-/** The demo account (`demo_id` / `demo_secret`, `test@example.com` / `123456`). */
-export declare function demoAccount(): DemoAccount
-
-/** The demo account every emulator registers. */
-export interface DemoAccount {
-  clientId: string
-  clientSecret: string
-  username: string
-  password: string
-}
-
 /** Start-up settings (types checked by the JavaScript layer). */
-export interface EmulatorOptions {
+export interface NativeEmulatorOptions {
   /** Seed of the generated data, as a decimal string (it may exceed 2^53). */
   seed?: string
   /** Lifetime of access tokens, in seconds. */
@@ -125,10 +155,26 @@ export interface EmulatorOptions {
   latencyMs?: number
   /** Number of seeded service tasks. */
   serviceTasks?: number
-  /** Fault settings as JSON (the emulator's snake_case keys). */
-  faults?: string
+  /** Fault settings (types checked by the JavaScript layer). */
+  faults?: NativeFaults
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
+}
+
+/**
+ * The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
+ * the emulator checks the shares.
+ */
+export interface NativeFaults {
+  error500?: number
+  error503?: number
+  error429?: number
+  retryAfterSecs?: number
+  dropConnection?: number
+  truncatedBody?: number
+  malformedBody?: number
+  /** Fault kinds by the emulator's names (`error500`, `drop_connection`, ...). */
+  next?: Array<string>
 }
 
 /**

@@ -10,9 +10,13 @@
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
 #   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
-#                 stub check), mypy --strict, ruff
+#                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
+#                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
+#                 npm platforms
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
-#   python-bench  bench/python/bench.py against the release-built emulator
+#   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
+#                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
+#                 it installs has the cargo feature bench-bridge (hidden A/B functions)
 
 CARGO ?= cargo
 PYTHON ?= python3
@@ -32,6 +36,11 @@ PY_INSTALLED := $(PY_VENV)/.monapi-installed
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
 PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
 
+# node-env (npm ci), for python-test; the root Makefile has already included node.mk.
+ifndef NODE_STAMP
+include $(dir $(lastword $(MAKEFILE_LIST)))node.mk
+endif
+
 .PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
 python-env: $(PY_ENV_STAMP)
@@ -43,11 +52,12 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 
 # maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig it builds for the
 # explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu,
-# where the Node addon's build (napi build --platform) shares the compiled dependencies.
+# where the Node addon's build (napi build --platform) shares the compiled dependencies. The bench
+# calls it with $(1), more maturin arguments (a cargo feature), and $(2), another output directory.
 define py_build_wheel
-	rm -f $(PY_DIST)/monapi-*.whl
-	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out $(PY_DIST)
-	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_DIST)/monapi-*.whl
+	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
+	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(or $(2),$(PY_DIST))/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
 
@@ -75,7 +85,7 @@ python-musl: python-env
 
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
-python-test: python-dist
+python-test: python-dist node-env
 	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
 	$(CARGO) build -p monapi-cli --bin monapi
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
@@ -88,5 +98,11 @@ python-lint: python-env
 python-demo: $(PY_INSTALLED)
 	$(PY) examples/quickstart.py
 
-python-bench: python-build
+# The bench wheel (in its own directory, never among the wheels users get) carries the feature
+# bench-bridge: python-demo rebuilds the shipped one.
+python-bench: python-env
+	$(call py_build_wheel,--features bench-bridge,$(PY_DIST)/bench)
+	rm -f $(PY_INSTALLED)
+	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/bench.py
+	$(PY) bench/python/bridge.py --serve $(PY_TARGET_DIR)/release/monapi

@@ -63,29 +63,41 @@ def compare(contenders: dict[str, Callable[[], Any]], repeat: int, rounds: int) 
     return best
 
 
-def compare_async(
+def rounds_async(
     contenders: dict[str, Callable[[], Coroutine[Any, Any, Any]]],
     rounds: int,
     cleanup: Callable[[], Coroutine[Any, Any, Any]],
-) -> dict[str, float]:
-    """`compare` for batches of concurrent calls: best seconds per batch, turns rotated, all
-    in one event loop, which `cleanup` ends with."""
+) -> dict[str, list[float]]:
+    """Seconds per batch of concurrent calls of each contender, one per round; the
+    contenders take turns within each round in a rotated order, all in one event loop,
+    which `cleanup` ends with."""
 
-    async def main() -> dict[str, float]:
+    async def main() -> dict[str, list[float]]:
         names = list(contenders)
         for make in contenders.values():
             await make()  # warm up
-        best = dict.fromkeys(names, float("inf"))
+        seconds: dict[str, list[float]] = {name: [] for name in names}
         for round_ in range(rounds):
             for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
                 gc.collect()
                 started = time.perf_counter()
                 await contenders[name]()
-                best[name] = min(best[name], time.perf_counter() - started)
+                seconds[name].append(time.perf_counter() - started)
         await cleanup()
-        return best
+        return seconds
 
     return asyncio.run(main())
+
+
+def compare_async(
+    contenders: dict[str, Callable[[], Coroutine[Any, Any, Any]]],
+    rounds: int,
+    cleanup: Callable[[], Coroutine[Any, Any, Any]],
+) -> dict[str, float]:
+    """`compare` for batches of concurrent calls: best seconds per batch (`rounds_async`)."""
+    return {
+        name: min(seconds) for name, seconds in rounds_async(contenders, rounds, cleanup).items()
+    }
 
 
 class Server:

@@ -5,10 +5,13 @@
 //! objects field by field through N-API.
 
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
-use monapi::{Client, ClientBuilder, DateRange, Monitor, RawResponse, Request, ServerTask, Token};
-use napi::bindgen_prelude::{Function, PromiseRaw, Status, ToNapiValue};
+use monapi::input::{self, Id, Unit};
+use monapi::{
+    Client, ClientBuilder, DateRange, Endpoint, Method, Options, RawResponse, Request, Secret, ServerTask,
+    TaskPage, Token,
+};
+use napi::bindgen_prelude::{Either, Function, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Env;
@@ -21,11 +24,12 @@ use crate::{guard, spawn};
 /// process alive.
 type TokenListener = ThreadsafeFunction<String, (), String, Status, false, true>;
 
-/// Options of the native client (the JavaScript layer has checked their types). Unset values
-/// fall back to the `MONAPI_*` environment variables.
+/// Options of the native client, as the caller gave them (the JavaScript layer has checked
+/// their types; the core checks their values). Unset values fall back to the `MONAPI_*`
+/// environment variables.
 #[napi(object)]
 #[derive(Default)]
-pub struct ClientOptions {
+pub struct NativeClientOptions {
     pub base_url: Option<String>,
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
@@ -36,7 +40,7 @@ pub struct ClientOptions {
     pub token: Option<String>,
     pub timeout_ms: Option<f64>,
     pub connect_timeout_ms: Option<f64>,
-    pub max_retries: Option<u32>,
+    pub max_retries: Option<f64>,
     pub user_agent: Option<String>,
 }
 
@@ -77,33 +81,68 @@ pub struct NativeClient {
     client: RwLock<Option<Arc<Client>>>,
     listener: Arc<Mutex<Option<TokenListener>>>,
     base_url: String,
-    client_id: Option<String>,
+    client_id: String,
     username: Option<String>,
 }
 
-fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// The longest timeout: 2^31 - 1 ms (about 24.8 days), the most `setTimeout` takes too.
-pub(crate) const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
-
-/// A timeout in milliseconds as a `Duration`; out of range (including huge values that
-/// `Duration::from_secs_f64` would panic on) is `INVALID_INPUT` naming the option.
-pub(crate) fn millis(field: &str, ms: f64) -> napi::Result<Duration> {
-    let rule = "must be a positive number of milliseconds, at most 2147483647 (2^31 - 1, about 24.8 days)";
-    if !(ms > 0.0 && ms <= MAX_TIMEOUT_MS) {
-        return Err(invalid_input(field, rule));
+/// An id as JavaScript hands it over: a number, or text (a string, or a bigint's digits).
+fn id(value: &Either<f64, String>) -> Id<'_> {
+    match value {
+        Either::A(number) => Id::Float(*number),
+        Either::B(text) => Id::Text(text),
     }
-    Duration::try_from_secs_f64(ms / 1000.0).map_err(|_| invalid_input(field, rule))
 }
 
-fn parse_id(field: &str, text: &str) -> napi::Result<u64> {
-    let valid = !text.is_empty() && text.len() <= 20 && text.bytes().all(|b| b.is_ascii_digit());
-    valid
-        .then(|| text.parse::<u64>().ok())
-        .flatten()
-        .ok_or_else(|| invalid_input(field, "must be a non-negative integer id"))
+/// The page of one of the service task list, with the page after it (`null` after the last):
+/// the JavaScript iterator follows `next`, so where the list ends is the core's rule.
+pub struct PageText {
+    body: JsonText,
+    next: Option<u32>,
+}
+
+impl ToNapiValue for PageText {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        let mut object = std::ptr::null_mut();
+        napi::check_status!(
+            sys::napi_create_object(env, &mut object),
+            "cannot create the page"
+        )?;
+        let body = JsonText::to_napi_value(env, val.body)?;
+        let next = Option::<u32>::to_napi_value(env, val.next)?;
+        napi::check_status!(
+            sys::napi_set_named_property(env, object, c"body".as_ptr(), body),
+            "cannot set the page's body"
+        )?;
+        napi::check_status!(
+            sys::napi_set_named_property(env, object, c"next".as_ptr(), next),
+            "cannot set the next page"
+        )?;
+        Ok(object)
+    }
+}
+
+/// The names of the endpoints, as the core gives them (for errors raised in JavaScript).
+#[napi(object)]
+pub struct EndpointNames {
+    pub create_server_tasks: String,
+    pub service_tasks: String,
+    pub agents: String,
+    pub service_report: String,
+    pub site_report: String,
+    pub response_time_distribution: String,
+}
+
+/// The names of the endpoints (`GET /v2/agent/lists.json`...), from the core.
+#[napi(catch_unwind)]
+pub fn endpoint_names() -> EndpointNames {
+    EndpointNames {
+        create_server_tasks: Endpoint::CreateServerTasks.to_string(),
+        service_tasks: Endpoint::ServiceTasks.to_string(),
+        agents: Endpoint::Agents.to_string(),
+        service_report: Endpoint::ServiceReport.to_string(),
+        site_report: Endpoint::SiteReport.to_string(),
+        response_time_distribution: Endpoint::ResponseTimeDistribution.to_string(),
+    }
 }
 
 fn range(start: Option<String>, end: Option<String>) -> napi::Result<DateRange> {
@@ -118,7 +157,7 @@ fn token_json(token: &Token) -> napi::Result<String> {
 impl NativeClient {
     /// Builds the client (no request is made). `on_token` receives every new token as JSON.
     #[napi(catch_unwind, constructor)]
-    pub fn new(options: ClientOptions, on_token: Option<Function<String, ()>>) -> napi::Result<Self> {
+    pub fn new(options: NativeClientOptions, on_token: Option<Function<String, ()>>) -> napi::Result<Self> {
         guard(|| {
             let listener: Arc<Mutex<Option<TokenListener>>> = Arc::default();
             if let Some(callback) = &on_token {
@@ -129,15 +168,13 @@ impl NativeClient {
                     .build()?;
                 *listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tsfn);
             }
-            let client_id = options.client_id.clone().or_else(|| env_var("MONAPI_CLIENT_ID"));
-            let username = options.username.clone().or_else(|| env_var("MONAPI_USERNAME"));
             let client = build(options, on_token.is_some().then(|| listener.clone()))?;
             Ok(NativeClient {
                 base_url: client.base_url().to_string(),
+                client_id: client.client_id().to_string(),
+                username: client.username().map(String::from),
                 client: RwLock::new(Some(Arc::new(client))),
                 listener,
-                client_id,
-                username,
             })
         })
     }
@@ -158,7 +195,7 @@ impl NativeClient {
 
     /// The client id (not secret).
     #[napi(catch_unwind, getter)]
-    pub fn client_id(&self) -> Option<String> {
+    pub fn client_id(&self) -> String {
         self.client_id.clone()
     }
 
@@ -221,11 +258,65 @@ impl NativeClient {
         })
     }
 
-    /// One page of the service task list.
+    /// One page of the service task list (`page` as given; the core checks it).
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn service_tasks<'e>(&self, env: &'e Env, page: u32) -> napi::Result<PromiseRaw<'e, JsonText>> {
+    pub fn service_tasks<'e>(&self, env: &'e Env, page: f64) -> napi::Result<PromiseRaw<'e, JsonText>> {
         let client = self.client()?;
+        let page = input::page(page).map_err(from_core)?;
         spawn(env, execute(client, Request::ServiceTasks { page }))
+    }
+
+    /// Page `page` of the service task list for the iterator: its JSON list (an empty page is
+    /// `[]`) and the page after it, or `null` after the last.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "Promise<{ body: string; next: number | null }>"
+    )]
+    pub fn service_task_page<'e>(&self, env: &'e Env, page: u32) -> napi::Result<PromiseRaw<'e, PageText>> {
+        let client = self.client()?;
+        spawn(env, async move {
+            let page: TaskPage = client.service_task_page(page).await.map_err(from_core)?;
+            let next = page.next();
+            Ok(PageText {
+                body: JsonText::new(page.into_response())?,
+                next,
+            })
+        })
+    }
+
+    /// Any operation by method and path (`request()`); the answer is checked to be JSON here,
+    /// so that a decode error names the call.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn request<'e>(
+        &self,
+        env: &'e Env,
+        method: String,
+        path: String,
+        query: Vec<Vec<String>>,
+        form: Vec<Vec<String>>,
+    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
+        let client = self.client()?;
+        let pairs = |list: Vec<Vec<String>>| -> Vec<(String, String)> {
+            list.into_iter()
+                .map(|pair| {
+                    let mut pair = pair.into_iter();
+                    (pair.next().unwrap_or_default(), pair.next().unwrap_or_default())
+                })
+                .collect()
+        };
+        let request = Request::Raw {
+            method: Method::parse(&method).map_err(from_core)?,
+            path,
+            query: pairs(query),
+            form: pairs(form),
+        };
+        spawn(env, async move {
+            let raw = client.execute(&request).await.map_err(from_core)?;
+            if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(raw.body()) {
+                return Err(from_core(raw.decode_error(error)));
+            }
+            JsonText::new(raw)
+        })
     }
 
     /// The agent list.
@@ -240,13 +331,13 @@ impl NativeClient {
     pub fn service_report<'e>(
         &self,
         env: &'e Env,
-        task_id: String,
+        task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
         let client = self.client()?;
         let request = Request::ServiceReport {
-            task_id: parse_id("taskId", &task_id)?,
+            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
             range: range(start_date, end_date)?,
         };
         spawn(env, execute(client, request))
@@ -257,21 +348,16 @@ impl NativeClient {
     pub fn site_report<'e>(
         &self,
         env: &'e Env,
-        task_id: String,
+        task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
-        monitor: Option<String>,
+        monitor: Option<Either<f64, String>>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
         let client = self.client()?;
-        let monitor = match monitor.as_deref().map(|m| parse_id("monitor", m)).transpose()? {
-            None => Monitor::All,
-            Some(0) => Monitor::Average,
-            Some(id) => Monitor::Point(id),
-        };
         let request = Request::SiteReport {
-            task_id: parse_id("taskId", &task_id)?,
+            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
             range: range(start_date, end_date)?,
-            monitor,
+            monitor: input::monitor(monitor.as_ref().map(id)).map_err(from_core)?,
         };
         spawn(env, execute(client, request))
     }
@@ -281,13 +367,13 @@ impl NativeClient {
     pub fn response_time_distribution<'e>(
         &self,
         env: &'e Env,
-        task_id: String,
+        task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
         let client = self.client()?;
         let request = Request::ResponseTimeDistribution {
-            task_id: parse_id("taskId", &task_id)?,
+            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
             range: range(start_date, end_date)?,
         };
         spawn(env, execute(client, request))
@@ -307,35 +393,36 @@ async fn execute(client: Arc<Client>, request: Request) -> napi::Result<JsonText
 }
 
 fn build(
-    options: ClientOptions,
+    options: NativeClientOptions,
     listener: Option<Arc<Mutex<Option<TokenListener>>>>,
 ) -> napi::Result<Client> {
-    if options.password.is_some() && options.password_md5.is_some() {
-        return Err(invalid_input(
-            "passwordMd5",
-            "cannot be given together with password: give one of them",
-        ));
-    }
-    let mut builder =
-        ClientBuilder::from_env().user_agent(format!("monapi-node/{}", env!("CARGO_PKG_VERSION")));
-    if let Some(v) = options.base_url {
-        builder = builder.base_url(v);
-    }
-    if let Some(v) = options.client_id {
-        builder = builder.client_id(v);
-    }
-    if let Some(v) = options.client_secret {
-        builder = builder.client_secret(v);
-    }
-    if let Some(v) = options.username {
-        builder = builder.username(v);
-    }
-    if let Some(v) = options.password {
-        builder = builder.password(v);
-    }
-    if let Some(v) = options.password_md5 {
-        builder = builder.password_md5(v);
-    }
+    let millis = |field: &str, ms: Option<f64>| {
+        ms.map(|ms| input::timeout(field, ms, Unit::Milliseconds))
+            .transpose()
+            .map_err(from_core)
+    };
+    let given = Options {
+        base_url: options.base_url,
+        client_id: options.client_id,
+        client_secret: options.client_secret.map(Secret::from),
+        username: options.username,
+        password: options.password.map(Secret::from),
+        password_md5: options.password_md5.map(Secret::from),
+        timeout: millis("timeout", options.timeout_ms)?,
+        connect_timeout: millis("connect_timeout", options.connect_timeout_ms)?,
+        max_retries: options
+            .max_retries
+            .map(input::max_retries)
+            .transpose()
+            .map_err(from_core)?,
+        user_agent: Some(
+            options
+                .user_agent
+                .unwrap_or_else(|| format!("monapi-node/{}", env!("CARGO_PKG_VERSION"))),
+        ),
+        refresh_leeway: None,
+    };
+    let mut builder = ClientBuilder::from_env().options(given);
     if let Some(json) = options.token {
         // Never echo the value: it holds the tokens.
         let token: Token = serde_json::from_str(&json).map_err(|_| {
@@ -347,18 +434,6 @@ fn build(
         })?;
         builder = builder.token(token);
     }
-    if let Some(ms) = options.timeout_ms {
-        builder = builder.timeout(millis("timeoutMs", ms)?);
-    }
-    if let Some(ms) = options.connect_timeout_ms {
-        builder = builder.connect_timeout(millis("connectTimeoutMs", ms)?);
-    }
-    if let Some(n) = options.max_retries {
-        builder = builder.max_retries(n as usize);
-    }
-    if let Some(v) = options.user_agent {
-        builder = builder.user_agent(v);
-    }
     if let Some(listener) = listener {
         builder = builder.on_token(move |token| {
             let slot = listener.lock().unwrap_or_else(|e| e.into_inner());
@@ -368,36 +443,4 @@ fn build(
         });
     }
     builder.build().map_err(from_core)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn huge_timeouts_are_invalid_input_not_panics() {
-        for ms in [
-            1e23,
-            1e300,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NAN,
-            0.0,
-            -1.0,
-            MAX_TIMEOUT_MS + 1.0,
-        ] {
-            let payload = crate::errors::payload_json(&millis("timeoutMs", ms).unwrap_err());
-            assert_eq!(payload["code"], "INVALID_INPUT");
-            assert_eq!(payload["field"], "timeoutMs");
-            assert!(payload["message"]
-                .as_str()
-                .unwrap()
-                .contains("at most 2147483647"));
-        }
-        assert_eq!(millis("timeoutMs", 250.0).unwrap(), Duration::from_millis(250));
-        assert_eq!(
-            millis("timeoutMs", MAX_TIMEOUT_MS).unwrap(),
-            Duration::from_millis(2_147_483_647)
-        );
-    }
 }

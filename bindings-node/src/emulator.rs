@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use monapi_emulator::{Config, ConfigError, Emulator, Faults, PastEndPage, Quirks};
+use monapi_emulator::{Config, ConfigError, Emulator, FaultKind, Faults, PastEndPage, Quirks};
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
@@ -15,7 +15,7 @@ use crate::{guard, spawn};
 /// Start-up settings (types checked by the JavaScript layer).
 #[napi(object)]
 #[derive(Default)]
-pub struct EmulatorOptions {
+pub struct NativeEmulatorOptions {
     /// Seed of the generated data, as a decimal string (it may exceed 2^53).
     pub seed: Option<String>,
     /// Lifetime of access tokens, in seconds.
@@ -24,10 +24,76 @@ pub struct EmulatorOptions {
     pub latency_ms: Option<f64>,
     /// Number of seeded service tasks.
     pub service_tasks: Option<u32>,
-    /// Fault settings as JSON (the emulator's snake_case keys).
-    pub faults: Option<String>,
+    /// Fault settings (types checked by the JavaScript layer).
+    pub faults: Option<NativeFaults>,
     /// Quirks (types checked by the JavaScript layer).
     pub quirks: Option<NativeQuirks>,
+}
+
+/// The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
+/// the emulator checks the shares.
+#[napi(object)]
+#[derive(Default)]
+pub struct NativeFaults {
+    #[napi(js_name = "error500")]
+    pub error_500: Option<f64>,
+    #[napi(js_name = "error503")]
+    pub error_503: Option<f64>,
+    #[napi(js_name = "error429")]
+    pub error_429: Option<f64>,
+    pub retry_after_secs: Option<u32>,
+    pub drop_connection: Option<f64>,
+    pub truncated_body: Option<f64>,
+    pub malformed_body: Option<f64>,
+    /// Fault kinds by the emulator's names (`error500`, `drop_connection`, ...).
+    pub next: Option<Vec<String>>,
+}
+
+/// The JavaScript name of a setting the emulator names in snake_case (`faults.error_503` is
+/// `faults.error503`, `drop_connection` is `dropConnection`).
+fn js_name(field: &str) -> String {
+    let mut name = String::with_capacity(field.len());
+    let mut upper = false;
+    for c in field.chars() {
+        match c {
+            '_' => upper = true,
+            '.' => {
+                upper = false;
+                name.push(c);
+            }
+            _ if upper => {
+                upper = false;
+                name.extend(c.to_uppercase());
+            }
+            _ => name.push(c),
+        }
+    }
+    name
+}
+
+/// A setting the emulator refused, as INVALID_INPUT naming it as JavaScript does.
+fn refused(error: ConfigError) -> napi::Error {
+    invalid_input(&js_name(error.field()), error.rule())
+}
+
+fn faults(settings: NativeFaults) -> napi::Result<Faults> {
+    let next = settings
+        .next
+        .unwrap_or_default()
+        .iter()
+        .map(|name| name.parse::<FaultKind>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| refused(e.within("faults")))?;
+    Ok(Faults {
+        error_500: settings.error_500.unwrap_or_default(),
+        error_503: settings.error_503.unwrap_or_default(),
+        error_429: settings.error_429.unwrap_or_default(),
+        retry_after_secs: settings.retry_after_secs.unwrap_or_default().into(),
+        drop_connection: settings.drop_connection.unwrap_or_default(),
+        truncated_body: settings.truncated_body.unwrap_or_default(),
+        malformed_body: settings.malformed_body.unwrap_or_default(),
+        next,
+    })
 }
 
 /// The emulator's quirks as JavaScript names them (`Quirks` in index.d.ts); the emulator
@@ -46,7 +112,7 @@ fn quirks(quirks: NativeQuirks) -> napi::Result<Quirks> {
         None => PastEndPage::default(),
         Some(name) => name
             .parse()
-            .map_err(|e: ConfigError| invalid_input("quirks.pastEndPage", e.rule()))?,
+            .map_err(|e: ConfigError| refused(e.within("quirks")))?,
     };
     Ok(Quirks {
         past_end_page,
@@ -112,10 +178,6 @@ fn bounded(field: &str, value: f64, max: f64, scale: f64, rule: &str) -> napi::R
     Duration::try_from_secs_f64(value / scale).map_err(|_| invalid_input(field, rule))
 }
 
-fn faults(json: &str) -> napi::Result<Faults> {
-    serde_json::from_str(json).map_err(|e| invalid_input("faults", &format!("are not valid: {e}")))
-}
-
 /// A running emulator on 127.0.0.1 (a free port), on an OS thread of its own.
 #[napi]
 pub struct NativeEmulator {
@@ -144,7 +206,7 @@ impl Drop for NativeEmulator {
 impl NativeEmulator {
     /// Starts an emulator.
     #[napi(catch_unwind, factory)]
-    pub fn start(options: EmulatorOptions) -> napi::Result<NativeEmulator> {
+    pub fn start(options: NativeEmulatorOptions) -> napi::Result<NativeEmulator> {
         guard(|| {
             let mut config = Config::default();
             if let Some(seed) = options.seed {
@@ -161,12 +223,13 @@ impl NativeEmulator {
             if let Some(n) = options.service_tasks {
                 config.service_tasks = n as usize;
             }
-            if let Some(json) = options.faults {
-                config.faults = faults(&json)?;
+            if let Some(settings) = options.faults {
+                config.faults = faults(settings)?;
             }
             if let Some(settings) = options.quirks {
                 config.quirks = quirks(settings)?;
             }
+            config.check().map_err(refused)?;
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 crate::errors::Payload {
                     code: "CONNECTION",
@@ -229,12 +292,13 @@ impl NativeEmulator {
         })
     }
 
-    /// Replaces the fault settings (JSON with the emulator's snake_case keys).
+    /// Replaces the fault settings.
     #[napi(catch_unwind)]
-    pub fn set_faults(&self, faults_json: String) -> napi::Result<()> {
+    pub fn set_faults(&self, settings: NativeFaults) -> napi::Result<()> {
         guard(|| {
-            let faults = faults(&faults_json)?;
-            self.with(|e| e.set_faults(faults))
+            let faults = faults(settings)?;
+            self.with(|e| e.set_faults(faults))?
+                .map_err(|e| refused(e.within("faults")))
         })
     }
 

@@ -8,7 +8,7 @@
 
 use std::any::Any;
 
-use monapi::{Endpoint, Error as CoreError};
+use monapi::{Error as CoreError, Problem};
 use serde::Serialize;
 
 /// Prefix of the message of every error the native module throws or rejects with.
@@ -18,8 +18,7 @@ pub const MARK: &str = "monapi-error:";
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Payload {
-    /// Stable code: `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `AUTH_ERROR`, `API_ERROR`,
-    /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION`, `DECODE` or `INTERNAL`.
+    /// Stable code: the core's (`monapi::Error::code`), or `INTERNAL` for a panic.
     pub code: &'static str,
     /// Human-readable text, free of secrets.
     pub message: String,
@@ -45,12 +44,23 @@ pub struct Payload {
     pub field: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
+    /// Every problem of invalid input, the first one first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<&'static str>,
+    pub errors: Option<Vec<ProblemPayload>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+}
+
+/// One problem of invalid input (`err.errors[i]`).
+#[derive(Debug, Serialize)]
+pub struct ProblemPayload {
+    pub index: Option<usize>,
+    pub field: String,
+    pub rule: String,
 }
 
 impl Payload {
@@ -64,11 +74,11 @@ impl Payload {
     }
 }
 
-/// The JavaScript-side names of options and parameters the core names in snake_case, for
-/// errors that are not about a field of a server task.
-/// `refresh_token` (what `refresh()` lacks before a login) is the `token` option, which
-/// supplies it.
-const JS_NAMES: [(&str, &str); 8] = [
+/// The JavaScript names of the options and parameters the core names in snake_case. Task
+/// fields are not here: they keep the service's names, which are also the keys of the
+/// caller's task objects. `refresh_token` (what `refresh()` lacks before a login) is supplied
+/// by the `token` option.
+const JS_NAMES: [(&str, &str); 12] = [
     ("base_url", "baseUrl"),
     ("client_id", "clientId"),
     ("client_secret", "clientSecret"),
@@ -76,118 +86,60 @@ const JS_NAMES: [(&str, &str); 8] = [
     ("start_date", "startDate"),
     ("end_date", "endDate"),
     ("user_agent", "userAgent"),
+    ("task_id", "taskId"),
+    ("timeout", "timeoutMs"),
+    ("connect_timeout", "connectTimeoutMs"),
+    ("max_retries", "maxRetries"),
     ("refresh_token", "token"),
 ];
 
-fn js_names(text: &str) -> String {
-    JS_NAMES
-        .iter()
-        .fold(text.to_string(), |out, (snake, camel)| out.replace(snake, camel))
+/// The JavaScript name of a core option or parameter name, if it has another one.
+fn js_name(name: &str) -> Option<&'static str> {
+    JS_NAMES.iter().find(|(core, _)| *core == name).map(|(_, js)| *js)
 }
 
-/// Maps a core error onto the payload (variant by variant).
+/// A problem's field as the JavaScript caller names it.
+fn field_name(problem: &Problem) -> String {
+    match problem.index {
+        None => js_name(&problem.field).unwrap_or(&problem.field).to_string(),
+        Some(_) => problem.field.clone(),
+    }
+}
+
+/// Maps a core error onto the payload, through the core's code and accessors.
 pub fn payload(error: &CoreError) -> Payload {
-    let message = error.to_string();
-    match error {
-        CoreError::Auth {
-            endpoint,
-            error: oauth,
-            status,
-            ..
-        } => Payload {
-            code: match oauth.as_str() {
-                "invalid_client" => "AUTH_INVALID_CLIENT",
-                "invalid_grant" => "AUTH_INVALID_GRANT",
-                _ => "AUTH_ERROR",
-            },
-            message,
-            status: *status,
-            api_code: Some(serde_json::Value::String(oauth.clone())),
-            endpoint: Some(endpoint.as_str()),
-            ..Payload::default()
-        },
-        CoreError::Api {
-            endpoint,
-            status,
-            code,
-            error: oauth,
-            retry_after,
-            ..
-        } => Payload {
-            code: "API_ERROR",
-            message,
-            status: Some(*status),
-            api_code: code
-                .map(serde_json::Value::from)
-                .or_else(|| oauth.clone().map(serde_json::Value::String)),
-            endpoint: Some(endpoint.as_str()),
-            retry_after_ms: retry_after.map(|d| d.as_millis() as u64),
-            ..Payload::default()
-        },
-        CoreError::PartialCreate(partial) => Payload {
-            code: "PARTIAL_CREATE",
-            message,
-            status: Some(400),
-            err_key: Some(partial.err_key.clone()),
-            err_content: Some(partial.err_content.clone()),
-            failed_index: partial.failed_indices.first().copied(),
-            failed_indices: Some(partial.failed_indices.clone()),
-            submitted: Some(partial.submitted),
-            created: Some(partial.created()),
-            endpoint: Some(Endpoint::CreateServerTasks.as_str()),
-            ..Payload::default()
-        },
-        CoreError::InvalidInput { index, field, .. } => {
-            // Options and parameters get the names the JavaScript caller used; task fields
-            // keep the service's names, which are also the keys of the caller's task objects.
-            let (field, message) = match index {
-                Some(_) => (field.clone(), message),
-                None => (js_names(field), js_names(&message)),
-            };
-            Payload {
-                code: "INVALID_INPUT",
-                message,
-                field: Some(field),
-                index: *index,
-                failed_index: *index,
-                ..Payload::default()
-            }
-        }
-        CoreError::Timeout { endpoint, after } => Payload {
-            code: "TIMEOUT",
-            message,
-            endpoint: Some(endpoint.as_str()),
-            timeout_ms: after.map(|d| d.as_millis() as u64),
-            ..Payload::default()
-        },
-        CoreError::Connection { endpoint, .. } => Payload {
-            code: "CONNECTION",
-            message,
-            endpoint: Some(endpoint.as_str()),
-            ..Payload::default()
-        },
-        CoreError::Decode { endpoint, .. } => Payload {
-            code: "DECODE",
-            message,
-            endpoint: Some(endpoint.as_str()),
-            ..Payload::default()
-        },
-        // `monapi::Error` is non-exhaustive: a future variant still gets a stable code.
-        other => Payload {
-            code: match other.kind() {
-                monapi::ErrorKind::Auth => "AUTH_ERROR",
-                monapi::ErrorKind::Api => "API_ERROR",
-                monapi::ErrorKind::PartialCreate => "PARTIAL_CREATE",
-                monapi::ErrorKind::InvalidInput => "INVALID_INPUT",
-                monapi::ErrorKind::Timeout => "TIMEOUT",
-                monapi::ErrorKind::Connection => "CONNECTION",
-                monapi::ErrorKind::Decode => "DECODE",
-                _ => "INTERNAL",
-            },
-            message,
-            status: other.status(),
-            ..Payload::default()
-        },
+    let millis = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64);
+    let problems = error.problems();
+    let partial = error.partial_create();
+    Payload {
+        code: error.code(),
+        message: error.message_with_names(&js_name),
+        status: error.status(),
+        api_code: error
+            .api_code()
+            .map(serde_json::Value::from)
+            .or_else(|| error.oauth_error().map(|e| serde_json::Value::String(e.into()))),
+        err_key: error.err_key().map(String::from),
+        err_content: partial.map(|p| p.err_content.clone()),
+        failed_index: error.failed_indices().first().copied().or(error.index()),
+        failed_indices: partial.map(|p| p.failed_indices.clone()),
+        submitted: partial.map(|p| p.submitted),
+        created: partial.map(|p| p.created()),
+        field: problems.first().map(field_name),
+        index: error.index(),
+        errors: (!problems.is_empty()).then(|| {
+            problems
+                .iter()
+                .map(|p| ProblemPayload {
+                    index: p.index,
+                    field: field_name(p),
+                    rule: p.rule.clone(),
+                })
+                .collect()
+        }),
+        endpoint: error.endpoint().map(|e| e.as_str().to_string()),
+        retry_after_ms: millis(error.retry_after()),
+        timeout_ms: millis(error.timeout()),
     }
 }
 
@@ -196,15 +148,10 @@ pub fn from_core(error: CoreError) -> napi::Error {
     payload(&error).into_napi()
 }
 
-/// Bad input caught by the binding itself (before anything is sent).
+/// Bad input caught by the binding itself (what cannot reach the core: a closed client, a
+/// task list that is not JSON), worded as the core words invalid input.
 pub fn invalid_input(field: &str, rule: &str) -> napi::Error {
-    Payload {
-        code: "INVALID_INPUT",
-        message: format!("invalid input: `{field}` {rule}"),
-        field: Some(field.to_string()),
-        ..Payload::default()
-    }
-    .into_napi()
+    from_core(CoreError::invalid_input(None, field, rule))
 }
 
 /// A panic caught at the boundary, as a rejected Promise instead of an abort.
@@ -234,16 +181,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn auth_codes() {
-        let auth = |e: &str| CoreError::Auth {
-            endpoint: Endpoint::Token,
-            error: e.into(),
+    fn codes_come_from_the_core() {
+        let auth = CoreError::Auth {
+            endpoint: monapi::Endpoint::Token,
+            error: "invalid_grant".into(),
             description: "d".into(),
             status: Some(400),
         };
-        assert_eq!(payload(&auth("invalid_client")).code, "AUTH_INVALID_CLIENT");
-        assert_eq!(payload(&auth("invalid_grant")).code, "AUTH_INVALID_GRANT");
-        assert_eq!(payload(&auth("invalid_token")).code, "AUTH_ERROR");
+        let p = payload(&auth);
+        assert_eq!(
+            (p.code, p.endpoint.as_deref()),
+            ("AUTH_INVALID_GRANT", Some("POST /v2/oauth/token.json"))
+        );
+        assert_eq!(
+            p.api_code,
+            Some(serde_json::Value::String("invalid_grant".into()))
+        );
     }
 
     #[test]
@@ -251,15 +204,29 @@ mod tests {
         let err = CoreError::invalid_input(None, "base_url", "is required (or set MONAPI_BASE_URL)");
         let p = payload(&err);
         assert_eq!(p.field.as_deref(), Some("baseUrl"));
-        assert!(p.message.contains("`baseUrl`") && p.message.contains("MONAPI_BASE_URL"));
+        assert_eq!(
+            p.message,
+            "invalid input: `baseUrl` is required (or set MONAPI_BASE_URL)"
+        );
         let refresh = CoreError::invalid_input(None, "refresh_token", "there is no token to refresh yet");
         assert_eq!(payload(&refresh).field.as_deref(), Some("token"));
-        assert!(payload(&refresh).message.contains("`token`"));
-        let agent = CoreError::invalid_input(None, "user_agent", "must be printable");
-        assert_eq!(payload(&agent).field.as_deref(), Some("userAgent"));
-        let task = CoreError::invalid_input(Some(2), "snmp_port", "bad");
-        assert_eq!(payload(&task).field.as_deref(), Some("snmp_port"));
-        assert_eq!(payload(&task).failed_index, Some(2));
+        let task = CoreError::InvalidInput {
+            problems: vec![
+                Problem::new(Some(2), "snmp_port", "bad"),
+                Problem::new(Some(2), "task_type", "worse"),
+            ],
+        };
+        let p = payload(&task);
+        assert_eq!(
+            (p.field.as_deref(), p.index, p.failed_index),
+            (Some("snmp_port"), Some(2), Some(2))
+        );
+        let errors = p.errors.unwrap();
+        assert_eq!(errors.len(), 2);
+        assert_eq!(
+            (errors[1].index, errors[1].field.as_str()),
+            (Some(2), "task_type")
+        );
     }
 
     #[test]
@@ -271,6 +238,7 @@ mod tests {
         )));
         assert_eq!(value["code"], "INVALID_INPUT");
         assert_eq!(value["field"], "page");
+        assert_eq!(value["errors"][0]["rule"], "must be 1 or more");
         assert!(value.get("status").is_none());
     }
 }

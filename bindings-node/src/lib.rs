@@ -19,8 +19,8 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use napi_derive::napi;
 
-pub use client::{ClientOptions, NativeClient};
-pub use emulator::{demo_account, DemoAccount, EmulatorOptions, NativeEmulator};
+pub use client::{endpoint_names, EndpointNames, NativeClient, NativeClientOptions};
+pub use emulator::{demo_account, DemoAccount, NativeEmulator, NativeEmulatorOptions};
 
 /// Worker threads of the tokio runtime that runs the HTTP calls (default: see [`init`]).
 const THREADS_VAR: &str = "MONAPI_NODE_THREADS";
@@ -54,6 +54,13 @@ pub const PAGE_SIZE: u32 = monapi::PAGE_SIZE as u32;
 #[napi(catch_unwind)]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// The error of an argument of the wrong type, caught by the JavaScript layer: the marked
+/// payload of an `INVALID_INPUT` error, worded as the core words invalid input.
+#[napi(catch_unwind)]
+pub fn invalid_input(field: String, rule: String) -> String {
+    errors::invalid_input(&field, &rule).reason
 }
 
 /// Runs `f`, turning a panic into an `INTERNAL` error.

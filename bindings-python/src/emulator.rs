@@ -13,8 +13,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::client::{AsyncClient, Client};
-use crate::convert::value_to_py;
+use crate::async_client::AsyncClient;
+use crate::client::Client;
+use crate::decode::value_to_py;
 use crate::errors::validation;
 use crate::runtime::lock;
 
@@ -46,14 +47,9 @@ fn duration(name: &str, seconds: f64) -> PyResult<Duration> {
     }
 }
 
-fn share(name: &str, value: f64) -> PyResult<f64> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{name} must be a share of requests from 0.0 to 1.0"
-        )))
-    }
+/// A setting the emulator refused, as a `ValidationError` naming it and the rule.
+fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
+    validation(py, None, error.field(), error.rule())
 }
 
 /// The bundled emulator of the monitoring service, running in this process.
@@ -293,7 +289,7 @@ impl Emulator {
     ///
     /// Faults in ``next`` are served first, one per request in order; after that each
     /// request gets a fault with the given share (0.0 to 1.0). Call with no argument to
-    /// turn faults off.
+    /// turn faults off. Settings the emulator refuses change nothing.
     ///
     /// Parameters
     /// ----------
@@ -313,6 +309,12 @@ impl Emulator {
     ///     ``"error_429"``, ``"drop_connection"``, ``"truncated_body"``,
     ///     ``"malformed_body"``.
     ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     A share outside 0.0 to 1.0 (or NaN), or an unknown fault in ``next``; ``field``
+    ///     names it (``"error_503"``, ``"next"``).
+    ///
     /// Examples
     /// --------
     /// >>> emulator.set_faults(next=["error_503", "drop_connection"])
@@ -322,6 +324,7 @@ impl Emulator {
     #[allow(clippy::too_many_arguments)]
     fn set_faults(
         &self,
+        py: Python<'_>,
         error_500: f64,
         error_503: f64,
         error_429: f64,
@@ -333,27 +336,21 @@ impl Emulator {
     ) -> PyResult<()> {
         let next = next
             .unwrap_or_default()
-            .into_iter()
-            .map(|name| {
-                serde_json::from_value::<FaultKind>(serde_json::Value::String(name.clone())).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "unknown fault {name:?}: use error_500, error_503, error_429, drop_connection, \
-                         truncated_body or malformed_body"
-                    ))
-                })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
+            .iter()
+            .map(|name| name.parse::<FaultKind>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| refused(py, e))?;
         let faults = Faults {
-            error_500: share("error_500", error_500)?,
-            error_503: share("error_503", error_503)?,
-            error_429: share("error_429", error_429)?,
+            error_500,
+            error_503,
+            error_429,
             retry_after_secs,
-            drop_connection: share("drop_connection", drop_connection)?,
-            truncated_body: share("truncated_body", truncated_body)?,
-            malformed_body: share("malformed_body", malformed_body)?,
+            drop_connection,
+            truncated_body,
+            malformed_body,
             next,
         };
-        self.with(|e| e.set_faults(faults))
+        self.with(|e| e.set_faults(faults))?.map_err(|e| refused(py, e))
     }
 
     /// Make some answers take the shapes the real service (a PHP application) may send
@@ -393,9 +390,7 @@ impl Emulator {
         no_agents: bool,
         no_checks: bool,
     ) -> PyResult<()> {
-        let past_end_page: PastEndPage = past_end_page
-            .parse()
-            .map_err(|e: ConfigError| validation(py, None, e.field(), e.rule()))?;
+        let past_end_page: PastEndPage = past_end_page.parse().map_err(|e| refused(py, e))?;
         let quirks = Quirks {
             past_end_page,
             no_agents,

@@ -34,83 +34,86 @@ pub fn new_error(py: Python<'_>, class: &str, text: &str, fields: &[(&str, Bound
     make(py, class, text, &dict)
 }
 
-/// The Python exception for an SDK error: one class per variant (see `errors.py`).
+/// The exception class of each of the core's error codes (`monapi.errors`).
+fn class_of(code: &str) -> &'static str {
+    match code {
+        "AUTH_INVALID_CLIENT" => "InvalidClientError",
+        "AUTH_INVALID_GRANT" => "InvalidGrantError",
+        "AUTH_ERROR" => "AuthError",
+        "API_ERROR" => "ApiError",
+        "PARTIAL_CREATE" => "PartialCreateError",
+        "INVALID_INPUT" => "ValidationError",
+        "TIMEOUT" => "TimeoutError",
+        "CONNECTION" => "ConnectionError",
+        "DECODE" => "DecodeError",
+        _ => "MonapiError",
+    }
+}
+
+/// The Python exception for an SDK error: the class of its code, with the fields that class
+/// takes (see `errors.py`), read through the core's accessors.
 pub fn to_pyerr(py: Python<'_>, error: monapi::Error) -> PyErr {
     match fields(py, &error) {
-        Ok((class, dict)) => make(py, class, &error.to_string(), &dict),
+        Ok(dict) => make(py, class_of(error.code()), &error.to_string(), &dict),
         Err(e) => e,
     }
 }
 
-fn fields<'py>(py: Python<'py>, error: &monapi::Error) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
-    use monapi::Error;
+fn fields<'py>(py: Python<'py>, error: &monapi::Error) -> PyResult<Bound<'py, PyDict>> {
+    use monapi::ErrorKind;
     let dict = PyDict::new(py);
-    let class = match error {
-        Error::Auth {
-            endpoint,
-            error,
-            description,
-            status,
-        } => {
-            dict.set_item("endpoint", endpoint.as_str())?;
-            dict.set_item("error", error)?;
-            dict.set_item("description", description)?;
-            dict.set_item("status_code", status)?;
-            match error.as_str() {
-                "invalid_client" => "InvalidClientError",
-                "invalid_grant" => "InvalidGrantError",
-                _ => "AuthError",
+    let endpoint = error.endpoint().map(monapi::Endpoint::as_str);
+    let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64());
+    match error.kind() {
+        ErrorKind::Auth => {
+            dict.set_item("endpoint", endpoint)?;
+            dict.set_item("error", error.oauth_error())?;
+            dict.set_item("description", error.service_message())?;
+            dict.set_item("status_code", error.status())?;
+        }
+        ErrorKind::Api => {
+            dict.set_item("status_code", error.status())?;
+            dict.set_item("code", error.api_code())?;
+            dict.set_item("message", error.service_message())?;
+            dict.set_item("error", error.oauth_error())?;
+            dict.set_item("endpoint", endpoint)?;
+            dict.set_item("retry_after", seconds(error.retry_after()))?;
+        }
+        ErrorKind::PartialCreate => {
+            if let Some(partial) = error.partial_create() {
+                dict.set_item("err_key", &partial.err_key)?;
+                dict.set_item("failed_indices", PyList::new(py, &partial.failed_indices)?)?;
+                dict.set_item("err_content", &partial.err_content)?;
+                dict.set_item("submitted", partial.submitted)?;
+                dict.set_item("created", partial.created())?;
             }
         }
-        Error::Api {
-            endpoint,
-            status,
-            code,
-            error,
-            message,
-            retry_after,
-        } => {
-            dict.set_item("status_code", status)?;
-            dict.set_item("code", code)?;
-            dict.set_item("message", message)?;
-            dict.set_item("error", error)?;
-            dict.set_item("endpoint", endpoint.as_str())?;
-            dict.set_item("retry_after", retry_after.map(|d| d.as_secs_f64()))?;
-            "ApiError"
+        ErrorKind::InvalidInput => {
+            dict.set_item("index", error.index())?;
+            dict.set_item("field", error.field())?;
+            dict.set_item("rule", error.rule())?;
+            let problems = PyList::empty(py);
+            for problem in error.problems() {
+                let item = PyDict::new(py);
+                item.set_item("index", problem.index)?;
+                item.set_item("field", &problem.field)?;
+                item.set_item("rule", &problem.rule)?;
+                problems.append(item)?;
+            }
+            dict.set_item("errors", problems)?;
         }
-        Error::PartialCreate(partial) => {
-            dict.set_item("err_key", &partial.err_key)?;
-            dict.set_item("failed_indices", PyList::new(py, &partial.failed_indices)?)?;
-            dict.set_item("err_content", &partial.err_content)?;
-            dict.set_item("submitted", partial.submitted)?;
-            dict.set_item("created", partial.created())?;
-            "PartialCreateError"
+        ErrorKind::Timeout => {
+            dict.set_item("endpoint", endpoint)?;
+            dict.set_item("timeout", seconds(error.timeout()))?;
         }
-        Error::InvalidInput { index, field, rule } => {
-            dict.set_item("index", index)?;
-            dict.set_item("field", field)?;
-            dict.set_item("rule", rule)?;
-            "ValidationError"
+        ErrorKind::Connection => dict.set_item("endpoint", endpoint)?,
+        ErrorKind::Decode => {
+            dict.set_item("endpoint", endpoint)?;
+            dict.set_item("snippet", error.snippet())?;
         }
-        Error::Timeout { endpoint, after } => {
-            dict.set_item("endpoint", endpoint.as_str())?;
-            dict.set_item("timeout", after.map(|d| d.as_secs_f64()))?;
-            "TimeoutError"
-        }
-        Error::Connection { endpoint, .. } => {
-            dict.set_item("endpoint", endpoint.as_str())?;
-            "ConnectionError"
-        }
-        Error::Decode {
-            endpoint, snippet, ..
-        } => {
-            dict.set_item("endpoint", endpoint.as_str())?;
-            dict.set_item("snippet", snippet)?;
-            "DecodeError"
-        }
-        _ => "MonapiError",
-    };
-    Ok((class, dict))
+        _ => {}
+    }
+    Ok(dict)
 }
 
 /// A `ValidationError` raised by the binding itself (argument checks).

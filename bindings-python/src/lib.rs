@@ -6,13 +6,24 @@
 
 use pyo3::prelude::*;
 
+mod args;
+mod async_client;
+#[cfg(feature = "bench-bridge")]
+mod bench_bridge;
 mod client;
-mod convert;
+mod decode;
 mod emulator;
+mod encode;
 mod errors;
 mod logging;
+mod pages;
+mod pickle;
 mod runtime;
+mod settings;
+mod shared;
+mod strings;
 mod tape;
+mod token;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -24,14 +35,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEMO_USERNAME", monapi_emulator::DEMO_USERNAME)?;
     m.add("DEMO_PASSWORD", monapi_emulator::DEMO_PASSWORD)?;
     m.add_class::<client::Client>()?;
-    m.add_class::<client::AsyncClient>()?;
-    m.add_class::<client::ServiceTaskIterator>()?;
-    m.add_class::<client::ServiceTaskAsyncIterator>()?;
+    m.add_class::<async_client::AsyncClient>()?;
+    m.add_class::<pages::ServiceTaskIterator>()?;
+    m.add_class::<pages::ServiceTaskAsyncIterator>()?;
     m.add_class::<runtime::Awaitable>()?;
     m.add_class::<emulator::Emulator>()?;
-    m.add_function(wrap_pyfunction!(client::_restore, m)?)?;
-    m.add_function(wrap_pyfunction!(convert::_loads, m)?)?;
-    m.add_function(wrap_pyfunction!(convert::_loads_chunked, m)?)?;
+    m.add_function(wrap_pyfunction!(pickle::_restore, m)?)?;
+    m.add_function(wrap_pyfunction!(decode::_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(decode::_loads_chunked, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::_panic, m)?)?;
+    #[cfg(feature = "bench-bridge")]
+    m.add_function(wrap_pyfunction!(bench_bridge::_bench_via_library, m)?)?;
     Ok(())
 }

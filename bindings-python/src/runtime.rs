@@ -7,11 +7,13 @@
 //! results per wake-up. Loops without `add_reader` (e.g. the Windows proactor) are woken
 //! with `call_soon_threadsafe` instead.
 //!
-//! This bridge replaces pyo3-async-runtimes (which DESIGN.md names): that crate resolves
-//! each asyncio future from a tokio thread that takes the GIL and calls
-//! `call_soon_threadsafe` once per completion, so with 1,000 calls in flight the runtime's
-//! threads queue for the GIL behind the event loop, one wake-up per result. Here the
-//! runtime never waits for the GIL, and the loop drains every finished call in one go.
+//! This bridge stands in for the usual crate, pyo3-async-runtimes: that crate resolves each
+//! asyncio future from a tokio thread that takes the GIL and calls `call_soon_threadsafe`
+//! once per completion, so with 1,000 calls in flight the runtime's threads queue for the
+//! GIL behind the event loop, one wake-up per result. Here the runtime never waits for the
+//! GIL, and the loop drains every finished call in one go. It stays only while it measurably
+//! beats that crate on the same calls: `bench/python/bridge.py` (`make python-bench`, which
+//! builds the cargo feature `bench-bridge`) compares the two; figures in `bench/RESULTS.md`.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -186,7 +188,30 @@ struct Completion {
 }
 
 /// Builds the result of a finished operation (or its exception) under the GIL.
-type Finish = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+pub(crate) type Finish = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+/// A [`Job`] whose result type is erased: it runs the operation (no GIL needed) and resolves
+/// to what builds its result under the GIL. A panic of the operation is caught here.
+pub(crate) type ErasedJob = Pin<Box<dyn Future<Output = Finish> + Send>>;
+
+fn erase<T: Send + 'static>(job: Job<T>) -> ErasedJob {
+    let Job {
+        future: work,
+        convert,
+    } = job;
+    Box::pin(async move {
+        let outcome = match AssertUnwindSafe(work).catch_unwind().await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(Failure::Sdk(error)),
+            Err(panic) => Err(Failure::Panic(panic_message(&*panic))),
+        };
+        let finish: Finish = Box::new(move |py| match outcome {
+            Ok(value) => convert_guarded(py, convert, value),
+            Err(failure) => Err(failure.into_pyerr(py)),
+        });
+        finish
+    })
+}
 
 enum Wake {
     /// The loop watches the reading end (`add_reader`); a byte wakes it.
@@ -395,14 +420,10 @@ fn threadsafe_wake(
     })
 }
 
-/// Starts a job: spawns it on the runtime, resolving the given asyncio future through the
-/// given bridge.
-type Start = Box<dyn FnOnce(Py<PyAny>, LoopBridge) -> AbortHandle + Send>;
-
 /// Work an [`Awaitable`] resolves to.
 enum Pending {
     /// Not started: starts on the first `send()`, inside the running loop.
-    Start(Start),
+    Start(ErasedJob),
     /// Already known (an item buffered by an iterator, or an error).
     Ready(PyResult<Py<PyAny>>),
     /// Running on the runtime; `future` is the asyncio future the loop waits on.
@@ -434,9 +455,21 @@ impl Awaitable {
     pub fn new<T: Send + 'static>(name: &'static str, job: Job<T>) -> Awaitable {
         Awaitable {
             name,
-            state: Mutex::new(Pending::Start(Box::new(move |future, bridge| {
-                spawn_job(bridge, future, job)
-            }))),
+            state: Mutex::new(Pending::Start(erase(job))),
+        }
+    }
+
+    /// The job of an awaitable not yet started, to run it through another asyncio bridge
+    /// (the benchmark of this one against pyo3-async-runtimes). It then cannot be awaited.
+    #[cfg(feature = "bench-bridge")]
+    pub(crate) fn take_job(&self) -> Option<ErasedJob> {
+        let mut state = lock(&self.state);
+        match std::mem::replace(&mut *state, Pending::Finished) {
+            Pending::Start(job) => Some(job),
+            other => {
+                *state = other;
+                None
+            }
         }
     }
 
@@ -451,12 +484,12 @@ impl Awaitable {
     fn step(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let mut state = lock(&self.state);
         match std::mem::replace(&mut *state, Pending::Finished) {
-            Pending::Start(start) => {
+            Pending::Start(job) => {
                 drop(state);
                 let event_loop = running_loop(py)?;
                 let bridge = bridge_for(py, &event_loop)?;
                 let future = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
-                let abort = start(future.clone().unbind(), bridge);
+                let abort = spawn_job(bridge, future.clone().unbind(), job);
                 future.setattr(pyo3::intern!(py, "_asyncio_future_blocking"), true)?;
                 *lock(&self.state) = Pending::Running {
                     future: future.clone().unbind(),
@@ -498,24 +531,10 @@ impl Awaitable {
     }
 }
 
-fn spawn_job<T: Send + 'static>(bridge: LoopBridge, future: Py<PyAny>, job: Job<T>) -> AbortHandle {
-    let Job {
-        future: work,
-        convert,
-    } = job;
+fn spawn_job(bridge: LoopBridge, future: Py<PyAny>, job: ErasedJob) -> AbortHandle {
     let handle = runtime().spawn(async move {
-        let outcome = match AssertUnwindSafe(work).catch_unwind().await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(Failure::Sdk(error)),
-            Err(panic) => Err(Failure::Panic(panic_message(&*panic))),
-        };
-        bridge.shared.push(Completion {
-            future,
-            finish: Box::new(move |py| match outcome {
-                Ok(value) => convert_guarded(py, convert, value),
-                Err(failure) => Err(failure.into_pyerr(py)),
-            }),
-        });
+        let finish = job.await;
+        bridge.shared.push(Completion { future, finish });
     });
     handle.abort_handle()
 }

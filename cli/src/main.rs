@@ -5,9 +5,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use monapi::{Client, ClientBuilder, DateRange, Monitor, Request, PAGE_SIZE};
+use monapi::input::{self, Id, Unit};
+use monapi::{Client, ClientBuilder, DateRange, Monitor, Options, Request, Secret};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
+
+mod request;
 
 /// Client and local emulator of the monitoring service API.
 #[derive(Parser)]
@@ -41,6 +44,8 @@ enum Command {
     },
     /// Print a report of a task as JSON.
     Report(ReportArgs),
+    /// Call any operation of the service and print its answer as JSON.
+    Request(request::RequestArgs),
 }
 
 #[derive(Args)]
@@ -94,53 +99,47 @@ enum ReportKind {
     Distribution,
 }
 
-/// Where the service is and who we are; each falls back to its MONAPI_* variable.
+/// Where the service is and who we are; each falls back to its MONAPI_* variable (read by the
+/// client library).
 #[derive(Args)]
 struct Connection {
-    /// Base URL of the service, e.g. http://127.0.0.1:8080.
-    #[arg(long, env = "MONAPI_BASE_URL")]
+    /// Base URL of the service, e.g. http://127.0.0.1:8080 [default: $MONAPI_BASE_URL].
+    #[arg(long)]
     base_url: Option<String>,
-    /// Registered client id.
-    #[arg(long, env = "MONAPI_CLIENT_ID")]
+    /// Registered client id [default: $MONAPI_CLIENT_ID].
+    #[arg(long)]
     client_id: Option<String>,
-    /// Registered client secret.
-    #[arg(long, env = "MONAPI_CLIENT_SECRET", hide_env_values = true)]
+    /// Registered client secret [default: $MONAPI_CLIENT_SECRET].
+    #[arg(long)]
     client_secret: Option<String>,
-    /// Account login.
-    #[arg(long, env = "MONAPI_USERNAME")]
+    /// Account login [default: $MONAPI_USERNAME].
+    #[arg(long)]
     username: Option<String>,
-    /// Account password (plain; it is sent as its MD5).
-    #[arg(long, env = "MONAPI_PASSWORD", hide_env_values = true)]
+    /// Account password (plain; it is sent as its MD5) [default: $MONAPI_PASSWORD].
+    #[arg(long)]
     password: Option<String>,
-    /// Overall timeout of one request, in seconds.
-    #[arg(long, default_value_t = 30)]
-    timeout: u64,
-    /// Retries of a read after a connection error, 429 or 502/503/504.
-    #[arg(long, default_value_t = monapi::DEFAULT_MAX_RETRIES)]
-    max_retries: usize,
+    /// Overall timeout of one request, in seconds [default: 30].
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Retries of a read after a connection error, 429 or 502/503/504 [default: 2].
+    #[arg(long)]
+    max_retries: Option<usize>,
 }
 
 impl Connection {
     fn client(self) -> monapi::Result<Client> {
-        let mut builder = ClientBuilder::new()
-            .timeout(Duration::from_secs(self.timeout))
-            .max_retries(self.max_retries);
-        if let Some(v) = self.base_url {
-            builder = builder.base_url(v);
-        }
-        if let Some(v) = self.client_id {
-            builder = builder.client_id(v);
-        }
-        if let Some(v) = self.client_secret {
-            builder = builder.client_secret(v);
-        }
-        if let Some(v) = self.username {
-            builder = builder.username(v);
-        }
-        if let Some(v) = self.password {
-            builder = builder.password(v);
-        }
-        builder.build()
+        let timeout = self.timeout.map(|s| input::timeout("timeout", s, Unit::Seconds));
+        let options = Options {
+            base_url: self.base_url,
+            client_id: self.client_id,
+            client_secret: self.client_secret.map(Secret::from),
+            username: self.username,
+            password: self.password.map(Secret::from),
+            timeout: timeout.transpose()?,
+            max_retries: self.max_retries,
+            ..Options::default()
+        };
+        ClientBuilder::from_env().options(options).build()
     }
 }
 
@@ -162,6 +161,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Tasks { page, connection } => tasks(connection.client()?, page).await?,
         Command::Agents { connection } => fetch(&connection.client()?, &Request::Agents).await?,
         Command::Report(args) => report(args).await?,
+        Command::Request(args) => request::run(args).await?,
     };
     println!(
         "{}",
@@ -180,15 +180,10 @@ async fn tasks(client: Client, page: Option<u32>) -> monapi::Result<Value> {
         return fetch(&client, &Request::ServiceTasks { page }).await;
     }
     let mut all = Vec::new();
-    for page in 1.. {
-        let Value::Array(tasks) = fetch(&client, &Request::ServiceTasks { page }).await? else {
-            break;
-        };
-        let last = tasks.len() < PAGE_SIZE;
+    let mut pages = client.service_task_pages();
+    while let Some(page) = pages.next().await? {
+        let tasks: Vec<Value> = page.response().json()?;
         all.extend(tasks);
-        if last {
-            break;
-        }
     }
     Ok(Value::Array(all))
 }
@@ -197,14 +192,8 @@ async fn report(args: ReportArgs) -> monapi::Result<Value> {
     let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
     let monitor = match args.monitor.as_str() {
         "all" => Monitor::All,
-        "average" | "0" => Monitor::Average,
-        id => Monitor::Point(id.parse().map_err(|_| {
-            monapi::Error::invalid_input(
-                None,
-                "monitor",
-                format!("must be all, average or a monitoring-point id, not {id:?}"),
-            )
-        })?),
+        "average" => Monitor::Average,
+        id => input::monitor(Some(Id::Text(id)))?,
     };
     let task_id = args.task_id;
     let request = match args.kind {

@@ -1,6 +1,7 @@
 //! The `monapi` binary: help, serve, calls against the served emulator, one-line errors.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_monapi");
@@ -13,8 +14,14 @@ struct Served {
 
 impl Served {
     fn start() -> Served {
+        Served::with(&[])
+    }
+
+    /// `monapi serve` with more arguments.
+    fn with(more: &[&str]) -> Served {
         let mut child = Command::new(BIN)
             .args(["serve", "--port", "0", "--seed", "7"])
+            .args(more)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -43,6 +50,25 @@ impl Served {
     }
 }
 
+impl Served {
+    /// Sets the emulator's quirks through its test hook (`PUT /_emulator/config`).
+    fn set_quirks(&self, quirks: &str) {
+        let address = self.base_url.trim_start_matches("http://");
+        let body = format!(r#"{{"quirks":{quirks}}}"#);
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "PUT /_emulator/config HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -68,6 +94,7 @@ fn help_on_every_command() {
         vec!["tasks", "--help"],
         vec!["agents", "--help"],
         vec!["report", "--help"],
+        vec!["request", "--help"],
     ] {
         let output = Command::new(BIN).args(&args).output().unwrap();
         assert!(output.status.success(), "{args:?}");
@@ -105,6 +132,50 @@ fn calls_against_the_served_emulator() {
 }
 
 #[test]
+fn request_reaches_any_operation() {
+    let served = Served::start();
+    let agents = json(&served.run(&["request", "GET", "/v2/agent/lists.json"]));
+    assert_eq!(agents, json(&served.run(&["agents"])));
+    let page = json(&served.run(&["request", "get", "/v2/service/lists.json", "-q", "page=3"]));
+    assert_eq!(page.as_array().unwrap().len(), 20);
+    let task = r#"[{"server_name":"cli","private_ip":"10.0.0.1","server_ip":"10.0.0.1","server_systype":"0","frequency":"5","snmp_port":"161","snmp_v":"0","snmp_comm":"public","use_agent":"0","alert_setting":{"scope":"3"},"task_type":["cpu"]}]"#;
+    let created = json(&served.run(&[
+        "request",
+        "POST",
+        "/v2/server/create.json",
+        "--form",
+        &format!("data={task}"),
+    ]));
+    assert_eq!(created, serde_json::json!([{"task_id": 30001}]));
+    for (args, needle) in [
+        (
+            vec!["request", "GET", "v2/agent/lists.json"],
+            "`path` must be a path",
+        ),
+        (
+            vec!["request", "GET", "/v2/agent/lists.json", "-q", "access_token=x"],
+            "`query` must not hold access_token",
+        ),
+        (
+            vec!["request", "DELETE", "/v2/agent/lists.json"],
+            "`method` must be GET or POST",
+        ),
+        (
+            vec!["request", "GET", "/v2/site/lists.json"],
+            "GET /v2/site/lists.json: the service answered HTTP 404",
+        ),
+    ] {
+        let output = served.run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let output = served.run(&["request", "GET", "/v2/agent/lists.json", "-q", "novalue"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("expected KEY=VALUE"));
+}
+
+#[test]
 fn errors_are_one_line_and_exit_non_zero() {
     let served = Served::start();
     for (args, needle) in [
@@ -137,5 +208,48 @@ fn errors_are_one_line_and_exit_non_zero() {
     assert!(
         stderr.contains("invalid_client") && !stderr.contains("wrong-secret"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn the_task_list_ends_at_an_empty_page_however_it_is_written() {
+    // Two full pages: the list asks for page 3, past the end.
+    let served = Served::with(&["--service-tasks", "100"]);
+    for quirk in ["array", "object", "null"] {
+        served.set_quirks(&format!(r#"{{"past_end_page":"{quirk}"}}"#));
+        let tasks = json(&served.run(&["tasks"]));
+        assert_eq!(tasks.as_array().unwrap().len(), 100, "{quirk}");
+        assert_eq!(
+            json(&served.run(&["tasks", "--page", "3"])),
+            serde_json::json!([]),
+            "{quirk}"
+        );
+    }
+    served.set_quirks(r#"{"past_end_page":"status"}"#);
+    for args in [vec!["tasks"], vec!["tasks", "--page", "3"]] {
+        let output = served.run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("could not decode the answer: expected a list of tasks"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn keyed_maps_written_as_empty_lists_are_printed_as_objects() {
+    let served = Served::start();
+    served.set_quirks(r#"{"no_agents":true,"no_checks":true}"#);
+    assert_eq!(json(&served.run(&["agents"])), serde_json::json!({}));
+    let day = ["--from", "2026-11-01", "--to", "2026-11-01"];
+    let report = |kind: &str, id: &str| json(&served.run(&[&["report", kind, id][..], &day[..]].concat()));
+    assert_eq!(report("service", "10001"), serde_json::json!({}));
+    assert_eq!(report("distribution", "20001"), serde_json::json!({}));
+    let site =
+        json(&served.run(&[&["report", "site", "20001", "--monitor", "average"][..], &day[..]].concat()));
+    assert_eq!(
+        site,
+        serde_json::json!({"0": {"name": "平均", "uprate": {}, "fault": {}, "resptime": {}}})
     );
 }

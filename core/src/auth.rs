@@ -7,7 +7,7 @@ use std::time::Duration;
 use md5::{Digest, Md5};
 
 use crate::transport::{Prepared, Retry, Transport};
-use crate::{Endpoint, Error, Result, Secret, Token};
+use crate::{Endpoint, Error, Method, Result, Secret, Token};
 
 /// Called with every new token (login, refresh, re-login), so it can be saved.
 pub type TokenCallback = Arc<dyn Fn(&Token) + Send + Sync>;
@@ -200,6 +200,7 @@ impl Auth {
     ) -> Result<Token> {
         let request = Prepared {
             endpoint: Endpoint::Token,
+            method: Method::Post,
             path: "/v2/oauth/token.json".into(),
             query: Vec::new(),
             form: Some(serde_urlencoded::to_string(form).expect("strings always encode")),

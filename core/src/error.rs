@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// The operation an error comes from, named as the service's path template (never the real
 /// URL, which carries the access token).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Endpoint {
     /// `POST /v2/oauth/token.json`
@@ -27,11 +27,18 @@ pub enum Endpoint {
     SiteReport,
     /// `GET /v2/site/respose_time_distribute/{task_id}.json` (the service's spelling)
     ResponseTimeDistribution,
+    /// An operation called with [`Request::Raw`](crate::Request::Raw): its method and path as
+    /// given, e.g. `GET /v2/site/lists.json` (the query is never shown).
+    Raw(std::sync::Arc<str>),
 }
 
 impl Endpoint {
     /// Method and path template, e.g. `GET /v2/service/report/{task_id}.json`.
-    pub fn as_str(self) -> &'static str {
+    ///
+    /// ```
+    /// assert_eq!(monapi::Endpoint::Agents.as_str(), "GET /v2/agent/lists.json");
+    /// ```
+    pub fn as_str(&self) -> &str {
         match self {
             Endpoint::Token => "POST /v2/oauth/token.json",
             Endpoint::CreateServerTasks => "POST /v2/server/create.json",
@@ -40,12 +47,13 @@ impl Endpoint {
             Endpoint::ServiceReport => "GET /v2/service/report/{task_id}.json",
             Endpoint::SiteReport => "GET /v2/site/report/{task_id}.json",
             Endpoint::ResponseTimeDistribution => "GET /v2/site/respose_time_distribute/{task_id}.json",
+            Endpoint::Raw(name) => name,
         }
     }
 
-    /// Whether a repeat of this call can do no harm (reads), so it may be retried.
-    pub fn is_idempotent(self) -> bool {
-        !matches!(self, Endpoint::Token | Endpoint::CreateServerTasks)
+    /// Whether a repeat of this call can do no harm (reads, that is GETs), so it may be retried.
+    pub fn is_idempotent(&self) -> bool {
+        self.as_str().starts_with("GET ")
     }
 }
 
@@ -122,14 +130,71 @@ impl PartialCreate {
     }
 }
 
+/// One broken rule of the caller's input: where (the task's index in a create batch, if any),
+/// which field, and the rule.
+///
+/// Fields are named as in Rust and on the wire (snake_case, e.g. `password_md5`,
+/// `alert_setting.scope`); a binding may show option names in its own casing (see
+/// [`Error::message_with_names`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Index of the task in the caller's list, for create batches.
+    pub index: Option<usize>,
+    /// The field (or parameter) at fault.
+    pub field: String,
+    /// The rule it breaks.
+    pub rule: String,
+}
+
+impl Problem {
+    /// A problem of `field` (in task `index`, if any) breaking `rule`.
+    pub fn new(index: Option<usize>, field: impl Into<String>, rule: impl Into<String>) -> Problem {
+        Problem {
+            index,
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+
+    /// `task 2: `frequency` must be ...`, with the field shown through `names` when the
+    /// problem is not about a task.
+    fn render(&self, names: &dyn Fn(&str) -> Option<&'static str>) -> String {
+        let mut out = self.index.map(|i| format!("task {i}: ")).unwrap_or_default();
+        if self.field.is_empty() {
+            out.push_str(&self.rule);
+        } else {
+            let field = match self.index {
+                None => names(&self.field).unwrap_or(&self.field),
+                Some(_) => &self.field,
+            };
+            out.push_str(&format!("`{field}` {}", self.rule));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&|_| None))
+    }
+}
+
+/// How many problems after the first an error message lists (all are in
+/// [`Error::problems`]).
+const LISTED_PROBLEMS: usize = 9;
+
 /// Every error the SDK returns.
 ///
-/// Match on [`Error::kind`] for a stable category, or on the variants for their fields.
+/// Match on [`Error::kind`] (or [`Error::code`], the same category as a stable string) and read
+/// the fields with the accessors ([`endpoint`](Error::endpoint), [`status`](Error::status),
+/// [`field`](Error::field), [`problems`](Error::problems)...), or match on the variants.
 ///
 /// ```
 /// use monapi::{Error, ErrorKind};
 /// let err = Error::invalid_input(Some(2), "frequency", "must be an integer from 1 to 1440");
 /// assert_eq!(err.kind(), ErrorKind::InvalidInput);
+/// assert_eq!(err.code(), "INVALID_INPUT");
+/// assert_eq!((err.index(), err.field()), (Some(2), Some("frequency")));
 /// assert_eq!(
 ///     err.to_string(),
 ///     "invalid input: task 2: `frequency` must be an integer from 1 to 1440"
@@ -170,15 +235,12 @@ pub enum Error {
     /// Some lines of a create batch failed; every other line was created.
     #[error("{0}")]
     PartialCreate(PartialCreate),
-    /// The caller's input breaks a rule; nothing was sent.
-    #[error("invalid input: {}{}", index_prefix(*.index), field_rule(.field, .rule))]
+    /// The caller's input breaks one rule or more; nothing was sent.
+    #[error("{}", invalid_input_message(.problems, &|_| None))]
     InvalidInput {
-        /// Index of the task in the caller's list, for create batches.
-        index: Option<usize>,
-        /// The field (or parameter) at fault.
-        field: String,
-        /// The rule it breaks.
-        rule: String,
+        /// Every problem found, in the order of the checks (never empty): for a create batch,
+        /// task by task, each task's fields in the order the service checks them.
+        problems: Vec<Problem>,
     },
     /// No complete answer within the configured timeout.
     #[error("{endpoint}: timed out{}", after.map(|d| format!(" after {:.1} s", d.as_secs_f64())).unwrap_or_default())]
@@ -223,16 +285,28 @@ fn api_message(status: u16, code: &Option<i64>, error: &Option<String>, message:
     out
 }
 
-fn index_prefix(index: Option<usize>) -> String {
-    index.map(|i| format!("task {i}: ")).unwrap_or_default()
-}
-
-fn field_rule(field: &str, rule: &str) -> String {
-    if field.is_empty() {
-        rule.to_string()
-    } else {
-        format!("`{field}` {rule}")
+/// The first problem, then the others (up to [`LISTED_PROBLEMS`]).
+fn invalid_input_message(problems: &[Problem], names: &dyn Fn(&str) -> Option<&'static str>) -> String {
+    let mut out = String::from("invalid input: ");
+    let Some((first, rest)) = problems.split_first() else {
+        out.push_str("(no problem named)");
+        return out;
+    };
+    out.push_str(&first.render(names));
+    if !rest.is_empty() {
+        let more = if rest.len() == 1 { "problem" } else { "problems" };
+        out.push_str(&format!("; {} more {more}: ", rest.len()));
+        let listed: Vec<String> = rest
+            .iter()
+            .take(LISTED_PROBLEMS)
+            .map(|p| p.render(names))
+            .collect();
+        out.push_str(&listed.join("; "));
+        if rest.len() > LISTED_PROBLEMS {
+            out.push_str(&format!("; and {} more", rest.len() - LISTED_PROBLEMS));
+        }
     }
+    out
 }
 
 impl fmt::Display for PartialCreate {
@@ -254,6 +328,20 @@ impl fmt::Display for PartialCreate {
     }
 }
 
+/// The stable codes of [`Error::code`], one per [`ErrorKind`] (two more for the usual
+/// authentication failures), as the Python and Node packages expose them.
+pub const ERROR_CODES: [&str; 9] = [
+    "AUTH_INVALID_CLIENT",
+    "AUTH_INVALID_GRANT",
+    "AUTH_ERROR",
+    "API_ERROR",
+    "PARTIAL_CREATE",
+    "INVALID_INPUT",
+    "TIMEOUT",
+    "CONNECTION",
+    "DECODE",
+];
+
 impl Error {
     /// The stable category of this error.
     pub fn kind(&self) -> ErrorKind {
@@ -268,12 +356,67 @@ impl Error {
         }
     }
 
-    /// An [`Error::InvalidInput`]: `index` is the task's place in a create batch, if any.
+    /// The stable code of this error (one of [`ERROR_CODES`]): `AUTH_INVALID_CLIENT` (the
+    /// service refused the client id or secret), `AUTH_INVALID_GRANT` (it refused the account
+    /// or the refresh token), `AUTH_ERROR` (another authentication failure), `API_ERROR`,
+    /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION` or `DECODE`.
+    ///
+    /// ```
+    /// let err = monapi::Error::invalid_input(None, "page", "must be 1 or more");
+    /// assert_eq!(err.code(), "INVALID_INPUT");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Auth { error, .. } => match error.as_str() {
+                "invalid_client" => "AUTH_INVALID_CLIENT",
+                "invalid_grant" => "AUTH_INVALID_GRANT",
+                _ => "AUTH_ERROR",
+            },
+            Error::Api { .. } => "API_ERROR",
+            Error::PartialCreate(_) => "PARTIAL_CREATE",
+            Error::InvalidInput { .. } => "INVALID_INPUT",
+            Error::Timeout { .. } => "TIMEOUT",
+            Error::Connection { .. } => "CONNECTION",
+            Error::Decode { .. } => "DECODE",
+        }
+    }
+
+    /// An [`Error::InvalidInput`] with one problem: `index` is the task's place in a create
+    /// batch, if any.
     pub fn invalid_input(index: Option<usize>, field: impl Into<String>, rule: impl Into<String>) -> Error {
         Error::InvalidInput {
-            index,
-            field: field.into(),
-            rule: rule.into(),
+            problems: vec![Problem::new(index, field, rule)],
+        }
+    }
+
+    /// The message, with the fields of options and parameters (problems not about a task)
+    /// shown through `names`: a binding's fixed table of its own spelling of the core's names
+    /// (`base_url` as `baseUrl`). Names it does not know, and a task's fields (the service's
+    /// own names, which are also the caller's keys), are shown as they are. Other errors have
+    /// no field and give their usual message.
+    ///
+    /// ```
+    /// let err = monapi::Error::invalid_input(None, "base_url", "is required");
+    /// let js = |name: &str| (name == "base_url").then_some("baseUrl");
+    /// assert_eq!(err.message_with_names(&js), "invalid input: `baseUrl` is required");
+    /// ```
+    pub fn message_with_names(&self, names: &dyn Fn(&str) -> Option<&'static str>) -> String {
+        match self {
+            Error::InvalidInput { problems } => invalid_input_message(problems, names),
+            other => other.to_string(),
+        }
+    }
+
+    /// The operation, for errors that come from one (not for invalid input).
+    pub fn endpoint(&self) -> Option<&Endpoint> {
+        match self {
+            Error::Auth { endpoint, .. }
+            | Error::Api { endpoint, .. }
+            | Error::Timeout { endpoint, .. }
+            | Error::Connection { endpoint, .. }
+            | Error::Decode { endpoint, .. } => Some(endpoint),
+            Error::PartialCreate(_) => Some(&Endpoint::CreateServerTasks),
+            Error::InvalidInput { .. } => None,
         }
     }
 
@@ -283,6 +426,110 @@ impl Error {
             Error::Api { status, .. } => Some(*status),
             Error::Auth { status, .. } => *status,
             Error::PartialCreate(_) => Some(400),
+            _ => None,
+        }
+    }
+
+    /// The service's numeric `code`, for answers like `{"code": 404, "msg": ...}`.
+    pub fn api_code(&self) -> Option<i64> {
+        match self {
+            Error::Api { code, .. } => *code,
+            _ => None,
+        }
+    }
+
+    /// The OAuth-style `error` code the service sent (`invalid_client`, `invalid_grant`,
+    /// `invalid_token`...), for authentication failures and answers that carry one.
+    pub fn oauth_error(&self) -> Option<&str> {
+        match self {
+            Error::Auth { error, .. } => Some(error),
+            Error::Api { error, .. } => error.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The service's own text: `error_description` (authentication), `msg` (or the start of
+    /// the body) for other errors it answered, `err_content` for a partial create.
+    pub fn service_message(&self) -> Option<&str> {
+        match self {
+            Error::Auth { description, .. } => Some(description),
+            Error::Api { message, .. } => Some(message),
+            Error::PartialCreate(partial) => Some(&partial.err_content),
+            _ => None,
+        }
+    }
+
+    /// The details of a partial create.
+    pub fn partial_create(&self) -> Option<&PartialCreate> {
+        match self {
+            Error::PartialCreate(partial) => Some(partial),
+            _ => None,
+        }
+    }
+
+    /// The service's `err_key` of a partial create.
+    pub fn err_key(&self) -> Option<&str> {
+        self.partial_create().map(|p| p.err_key.as_str())
+    }
+
+    /// The failed tasks of a partial create, as indexes into the caller's list (empty for
+    /// other errors, and when `err_key` names no index).
+    pub fn failed_indices(&self) -> &[usize] {
+        self.partial_create().map_or(&[], |p| &p.failed_indices)
+    }
+
+    /// Every problem of invalid input (empty for other errors), the first one first.
+    ///
+    /// ```
+    /// use monapi::{ServerTask, SystemType};
+    /// let mut task = ServerTask::new("", "10.0.0.1", "10.0.0.300", SystemType::Linux);
+    /// task.frequency = 0;
+    /// let err = task.validate().unwrap_err();
+    /// let fields: Vec<&str> = err.problems().iter().map(|p| p.field.as_str()).collect();
+    /// assert_eq!(fields, ["server_name", "server_ip", "frequency"]);
+    /// ```
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            Error::InvalidInput { problems } => problems,
+            _ => &[],
+        }
+    }
+
+    /// The field of the first problem of invalid input.
+    pub fn field(&self) -> Option<&str> {
+        self.problems().first().map(|p| p.field.as_str())
+    }
+
+    /// The task index of the first problem of invalid input, when it is about a task.
+    pub fn index(&self) -> Option<usize> {
+        self.problems().first().and_then(|p| p.index)
+    }
+
+    /// The rule of the first problem of invalid input.
+    pub fn rule(&self) -> Option<&str> {
+        self.problems().first().map(|p| p.rule.as_str())
+    }
+
+    /// How long the service asked to wait before the next try (`Retry-After`), if it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::Api { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The timeout that ran out, for a timeout.
+    pub fn timeout(&self) -> Option<Duration> {
+        match self {
+            Error::Timeout { after, .. } => *after,
+            _ => None,
+        }
+    }
+
+    /// The first characters of a body that could not be decoded (secrets removed).
+    pub fn snippet(&self) -> Option<&str> {
+        match self {
+            Error::Decode { snippet, .. } => Some(snippet),
             _ => None,
         }
     }
@@ -335,3 +582,57 @@ pub(crate) fn snippet(body: &[u8]) -> String {
 
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_problems_in_one_message() {
+        let err = Error::InvalidInput {
+            problems: vec![
+                Problem::new(Some(0), "task_type", "names cpu"),
+                Problem::new(Some(0), "snmp_comm", "is required"),
+                Problem::new(None, "", "and a batch rule"),
+            ],
+        };
+        assert_eq!(
+            err.to_string(),
+            "invalid input: task 0: `task_type` names cpu; 2 more problems: \
+             task 0: `snmp_comm` is required; and a batch rule"
+        );
+        let many = Error::InvalidInput {
+            problems: (0..12).map(|i| Problem::new(Some(i), "f", "r")).collect(),
+        };
+        assert!(many.to_string().ends_with("; and 2 more"), "{many}");
+    }
+
+    #[test]
+    fn codes_of_auth_errors() {
+        let auth = |e: &str| Error::Auth {
+            endpoint: Endpoint::Token,
+            error: e.into(),
+            description: "d".into(),
+            status: Some(400),
+        };
+        assert_eq!(auth("invalid_client").code(), "AUTH_INVALID_CLIENT");
+        assert_eq!(auth("invalid_grant").code(), "AUTH_INVALID_GRANT");
+        assert_eq!(auth("invalid_token").code(), "AUTH_ERROR");
+        assert!(ERROR_CODES.contains(&auth("x").code()));
+    }
+
+    #[test]
+    fn names_apply_to_options_only() {
+        let err = Error::InvalidInput {
+            problems: vec![
+                Problem::new(None, "start_date", "must be a date"),
+                Problem::new(Some(1), "start_date", "a task field of that name"),
+            ],
+        };
+        let names = |n: &str| (n == "start_date").then_some("startDate");
+        assert_eq!(
+            err.message_with_names(&names),
+            "invalid input: `startDate` must be a date; 1 more problem: task 1: `start_date` a task field of that name"
+        );
+    }
+}

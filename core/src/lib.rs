@@ -9,8 +9,15 @@
 //! [`model`]; [`Client::execute`] returns the body exactly as the service sent it, for callers
 //! that want the faithful form (`RawResponse::json::<serde_json::Value>()`).
 //!
-//! Errors are one type, [`Error`], with a stable [`ErrorKind`]. No error, `Debug` output or log
-//! line holds a token, the password, its MD5 or the client secret.
+//! Errors are one type, [`Error`], with a stable [`ErrorKind`] and code ([`Error::code`]), and
+//! accessors for what a caller branches on. Bad input is refused before anything is sent,
+//! naming every problem (field and rule); the rules and bounds of the arguments are in
+//! [`input`]. No error, `Debug` output or log line holds a token, the password, its MD5 or
+//! the client secret.
+//!
+//! The service's empty answers get one shape: an object keyed by ids that PHP wrote as `[]`
+//! arrives as `{}`, and an empty page of the service task list as `[]` (see
+//! [`Client::service_task_pages`]).
 //!
 //! Logging goes through [`tracing`](https://docs.rs/tracing) under the target `monapi`, at
 //! `debug` level: requests (path template, status, size, time), retries and token renewals.
@@ -18,18 +25,26 @@
 #![warn(missing_docs)]
 
 mod auth;
+mod builder;
 mod client;
 mod error;
+pub mod input;
 pub mod model;
+mod pages;
+mod request;
 mod secret;
+mod shape;
 mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
-pub use client::{
-    Client, ClientBuilder, Request, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_REFRESH_LEEWAY,
-    DEFAULT_TIMEOUT, ENV_VARS, PAGE_SIZE,
+pub use builder::{
+    ClientBuilder, Options, Settings, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_REFRESH_LEEWAY,
+    DEFAULT_TIMEOUT, ENV_VARS,
 };
-pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Result};
+pub use client::Client;
+pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};
 pub use model::*;
+pub use pages::{TaskPage, TaskPages, PAGE_SIZE};
+pub use request::{Method, Request};
 pub use secret::Secret;
 pub use transport::RawResponse;

@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use backon::{ExponentialBuilder, Retryable};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
-use reqwest::Method;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::error::{snippet, PartialCreate};
 use crate::secret::{Redactor, REDACTED};
-use crate::{Endpoint, Error, Result, Secret};
+use crate::shape;
+use crate::{Endpoint, Error, Method, Result, Secret};
 
 /// Bodies larger than this are never error bodies (which are a line of JSON), so they are not
 /// probed for `code`/`msg`: a report is handed on untouched.
@@ -35,8 +35,9 @@ const PHP_FATAL_ERROR: &[u8] = b"Fatal error";
 #[derive(Debug)]
 pub(crate) struct Prepared {
     pub endpoint: Endpoint,
+    pub method: Method,
     pub path: String,
-    pub query: Vec<(&'static str, String)>,
+    pub query: Vec<(std::borrow::Cow<'static, str>, String)>,
     /// `application/x-www-form-urlencoded` body, for POSTs.
     pub form: Option<String>,
     /// Lines in a create batch (to report a partial failure).
@@ -55,13 +56,13 @@ pub(crate) enum Retry {
     /// request, so only when it cannot have handled it (never sent, or answered 429 or 503,
     /// which say it did not) is the same refresh token sent again.
     Refused,
-    /// Writes (a create): only when the request never left this machine.
+    /// Writes (a create, a raw POST): only when the request never left this machine.
     Unsent,
 }
 
 impl Retry {
     /// The rule of an operation: reads are repeated, writes only when never sent.
-    pub fn of(endpoint: Endpoint) -> Retry {
+    pub fn of(endpoint: &Endpoint) -> Retry {
         if endpoint.is_idempotent() {
             Retry::Transient
         } else {
@@ -95,8 +96,8 @@ impl std::fmt::Debug for RawResponse {
 
 impl RawResponse {
     /// Which operation answered.
-    pub fn endpoint(&self) -> Endpoint {
-        self.endpoint
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     /// HTTP status (2xx).
@@ -104,7 +105,8 @@ impl RawResponse {
         self.status
     }
 
-    /// The body as sent.
+    /// The body as sent; an empty object keyed by ids that the service wrote as `[]` is `{}`,
+    /// and an empty page of the service task list `[]` (see the crate's documentation).
     pub fn body(&self) -> &Bytes {
         &self.body
     }
@@ -122,7 +124,7 @@ impl RawResponse {
     /// for parsers other than [`json`](RawResponse::json).
     pub fn decode_error(&self, message: impl std::fmt::Display) -> Error {
         Error::Decode {
-            endpoint: self.endpoint,
+            endpoint: self.endpoint.clone(),
             message: self.redactor.redact(&message.to_string()),
             snippet: self.redactor.redact(&snippet(&self.body)),
         }
@@ -253,7 +255,7 @@ impl Transport {
             .with_min_delay(Duration::from_millis(100))
             .with_max_delay(Duration::from_secs(5))
             .with_max_times(self.max_retries);
-        let endpoint = request.endpoint;
+        let endpoint = &request.endpoint;
         let mut retries = 0;
         (|| self.attempt(request, token))
             .retry(policy)
@@ -287,11 +289,10 @@ impl Transport {
     }
 
     async fn attempt(&self, request: &Prepared, token: Option<&Secret>) -> Result<RawResponse, Failure> {
-        let endpoint = request.endpoint;
-        let method = if request.form.is_some() {
-            Method::POST
-        } else {
-            Method::GET
+        let endpoint = &request.endpoint;
+        let method = match request.method {
+            Method::Get => reqwest::Method::GET,
+            Method::Post => reqwest::Method::POST,
         };
         let mut builder = self
             .http
@@ -300,10 +301,10 @@ impl Transport {
         if let Some(token) = token {
             builder = builder.query(&[("access_token", token.expose())]);
         }
-        if let Some(form) = &request.form {
+        if request.method == Method::Post {
             builder = builder
                 .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(form.clone());
+                .body(request.form.clone().unwrap_or_default());
         }
         let started = Instant::now();
         let response = builder
@@ -338,7 +339,7 @@ impl Transport {
         retry_after: Option<Duration>,
         body: Bytes,
     ) -> Result<RawResponse> {
-        let endpoint = request.endpoint;
+        let endpoint = &request.endpoint;
         if let Some(probe) = probe_error_body(&body) {
             if let Some(err_key) = probe.err_key {
                 let err_key = json_text(&err_key);
@@ -353,16 +354,16 @@ impl Transport {
             }
             if let Some(error) = probe.error {
                 let description = self.redactor.redact(&probe.error_description.unwrap_or_default());
-                if endpoint == Endpoint::Token {
+                if *endpoint == Endpoint::Token {
                     return Err(Error::Auth {
-                        endpoint,
+                        endpoint: endpoint.clone(),
                         error,
                         description,
                         status: Some(status),
                     });
                 }
                 return Err(Error::Api {
-                    endpoint,
+                    endpoint: endpoint.clone(),
                     status,
                     code: None,
                     error: Some(error),
@@ -378,7 +379,7 @@ impl Transport {
                 };
                 if !matches!(code, Some(0 | 200)) {
                     return Err(Error::Api {
-                        endpoint,
+                        endpoint: endpoint.clone(),
                         status,
                         code,
                         error: None,
@@ -389,13 +390,13 @@ impl Transport {
             }
         }
         if !(200..300).contains(&status) {
-            let message = if endpoint == Endpoint::Token {
+            let message = if *endpoint == Endpoint::Token {
                 REDACTED.to_string()
             } else {
                 self.redactor.redact(&snippet(&body))
             };
             return Err(Error::Api {
-                endpoint,
+                endpoint: endpoint.clone(),
                 status,
                 code: None,
                 error: None,
@@ -403,24 +404,35 @@ impl Transport {
                 retry_after,
             });
         }
-        let response = RawResponse {
-            endpoint,
+        let mut response = RawResponse {
+            endpoint: endpoint.clone(),
             status,
             body,
             redactor: self.redactor.clone(),
         };
         match response.body.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{' | b'[') => Ok(response),
-            _ if endpoint == Endpoint::Token => Err(Error::Decode {
-                endpoint,
-                message: "the answer is not JSON".into(),
-                snippet: REDACTED.into(),
-            }),
-            _ => Err(response.decode_error("the answer is not JSON")),
+            // A task page may be `null` (an empty page); `normalize` refuses other values.
+            Some(b'{' | b'[' | b'n') if *endpoint == Endpoint::ServiceTasks => {}
+            Some(b'{' | b'[') => {}
+            _ if *endpoint == Endpoint::Token => {
+                return Err(Error::Decode {
+                    endpoint: endpoint.clone(),
+                    message: "the answer is not JSON".into(),
+                    snippet: REDACTED.into(),
+                })
+            }
+            _ => return Err(response.decode_error("the answer is not JSON")),
+        }
+        match shape::normalize(endpoint, response.body.clone()) {
+            Ok(body) => {
+                response.body = body;
+                Ok(response)
+            }
+            Err(message) => Err(response.decode_error(message)),
         }
     }
 
-    fn transport_failure(&self, endpoint: Endpoint, error: &reqwest::Error) -> Failure {
+    fn transport_failure(&self, endpoint: &Endpoint, error: &reqwest::Error) -> Failure {
         let unsent = error.is_connect();
         let cut_short = error.is_body() || error.is_decode();
         let (error, transient) = if error.is_timeout() {
@@ -432,7 +444,7 @@ impl Transport {
                 self.timeout
             };
             let error = Error::Timeout {
-                endpoint,
+                endpoint: endpoint.clone(),
                 after: Some(after),
             };
             (error, unsent.then_some("no connection (connect timeout)"))
@@ -451,7 +463,7 @@ impl Transport {
                 (error_chain(error), "the connection broke before the answer")
             };
             let error = Error::Connection {
-                endpoint,
+                endpoint: endpoint.clone(),
                 message: self.redactor.redact(&message),
             };
             (error, Some(transient))

@@ -155,13 +155,14 @@ async fn ten_thousand_calls_under_twenty_percent_faults() {
         truncated_body: share,
         malformed_body: share,
         next: Vec::new(),
-    });
+    })
+    .unwrap();
     let tally = Mutex::new(Tally::default());
     let started = std::time::Instant::now();
     run(&emu, &references, 0..1_000, 1, &tally).await;
     run(&emu, &references, 1_000..10_000, 32, &tally).await;
     let elapsed = started.elapsed();
-    emu.set_faults(Faults::default());
+    emu.set_faults(Faults::default()).unwrap();
     let tally = tally.into_inner().unwrap();
 
     // Each create is stored at most once, and exactly once when the client saw it succeed.

@@ -52,7 +52,8 @@ async fn a_malformed_body_is_a_decode_error_with_a_snippet() {
     emu.set_faults(Faults {
         next: vec![FaultKind::MalformedBody],
         ..Faults::default()
-    });
+    })
+    .unwrap();
     let err = client.agents().await.unwrap_err();
     match &err {
         Error::Decode {
@@ -171,10 +172,11 @@ async fn no_secret_in_any_error_or_debug_output() {
         emu.set_faults(Faults {
             next: vec![fault; 3],
             ..Faults::default()
-        });
+        })
+        .unwrap();
         collect(client.agents().await.unwrap_err());
     }
-    emu.set_faults(Faults::default());
+    emu.set_faults(Faults::default()).unwrap();
     emu.set_latency(Duration::from_secs(2));
     let slow = builder(&emu)
         .timeout(Duration::from_millis(200))

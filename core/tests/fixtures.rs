@@ -1,4 +1,4 @@
-//! The spec's payloads (tests/fixtures) decode both faithfully and typed.
+//! The service's documented payloads (tests/fixtures) decode both faithfully and typed.
 
 use std::path::PathBuf;
 

@@ -40,7 +40,8 @@ async fn debug_logs_are_useful_and_redacted() {
     emu.set_faults(Faults {
         next: vec![FaultKind::Error503],
         ..Faults::default()
-    });
+    })
+    .unwrap();
     client.agents().await.unwrap();
     emu.expire_tokens();
     client.agents().await.unwrap();

@@ -23,7 +23,8 @@ async fn reads_retry_503_and_429() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]));
+    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]))
+        .unwrap();
     assert_eq!(client.service_tasks(1).await.unwrap().len(), 50);
     assert_eq!(emu.counters().service_tasks, 3);
 }
@@ -33,7 +34,8 @@ async fn reads_retry_dropped_connections_and_truncated_bodies() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::DropConnection, FaultKind::TruncatedBody]));
+    emu.set_faults(next(&[FaultKind::DropConnection, FaultKind::TruncatedBody]))
+        .unwrap();
     assert!(!client.agents().await.unwrap().is_empty());
     assert_eq!(emu.counters().agents, 3);
 }
@@ -43,7 +45,7 @@ async fn retries_are_bounded() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(1).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::Error503; 5]));
+    emu.set_faults(next(&[FaultKind::Error503; 5])).unwrap();
     let err = client.agents().await.unwrap_err();
     assert!(
         matches!(
@@ -68,7 +70,8 @@ async fn reads_retry_500_and_error_pages() {
         FaultKind::Error500,
         FaultKind::MalformedBody,
         FaultKind::Error500,
-    ]));
+    ]))
+    .unwrap();
     assert!(!client.agents().await.unwrap().is_empty());
     assert_eq!(emu.counters().agents, 4);
 }
@@ -78,7 +81,7 @@ async fn an_error_page_is_a_decode_error_once_retries_are_used_up() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(1).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::MalformedBody; 2]));
+    emu.set_faults(next(&[FaultKind::MalformedBody; 2])).unwrap();
     let err = client.agents().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Decode, "{err:?}");
     assert_eq!(emu.counters().agents, 2);
@@ -93,7 +96,8 @@ async fn retry_after_is_honoured() {
         next: vec![FaultKind::Error429],
         retry_after_secs: 1,
         ..Faults::default()
-    });
+    })
+    .unwrap();
     let started = Instant::now();
     client.agents().await.unwrap();
     assert!(
@@ -117,7 +121,7 @@ async fn creates_are_not_repeated_after_reaching_the_service() {
         FaultKind::TruncatedBody,
         FaultKind::MalformedBody,
     ] {
-        emu.set_faults(next(&[fault]));
+        emu.set_faults(next(&[fault])).unwrap();
         let before = emu.counters().create;
         let err = client
             .create_server_tasks(std::slice::from_ref(&task))
@@ -141,7 +145,8 @@ async fn creates_are_not_repeated_after_reaching_the_service() {
 async fn the_password_grant_is_retried_like_a_read() {
     let emu = emulator().await;
     let client = client(&emu);
-    emu.set_faults(next(&[FaultKind::Error500, FaultKind::DropConnection]));
+    emu.set_faults(next(&[FaultKind::Error500, FaultKind::DropConnection]))
+        .unwrap();
     client.login().await.unwrap();
     assert_eq!(emu.counters().token_password, 3);
 }
@@ -153,7 +158,8 @@ async fn the_refresh_grant_is_retried_only_when_the_service_refused_it() {
     client.login().await.unwrap();
 
     // 503 and 429 say the request was not handled: the same refresh token is still live.
-    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]));
+    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]))
+        .unwrap();
     client.refresh().await.unwrap();
     assert_eq!(emu.counters().token_refresh, 3);
 
@@ -164,7 +170,7 @@ async fn the_refresh_grant_is_retried_only_when_the_service_refused_it() {
         FaultKind::TruncatedBody,
         FaultKind::MalformedBody,
     ] {
-        emu.set_faults(next(&[fault]));
+        emu.set_faults(next(&[fault])).unwrap();
         let before = emu.counters().token_refresh;
         let err = client.refresh().await.unwrap_err();
         assert!(
@@ -194,7 +200,8 @@ async fn a_share_of_failures_is_absorbed() {
         error_503: 0.2,
         drop_connection: 0.05,
         ..Faults::default()
-    });
+    })
+    .unwrap();
     for _ in 0..30 {
         client.agents().await.unwrap();
     }

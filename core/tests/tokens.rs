@@ -192,11 +192,19 @@ async fn on_token_fires_on_every_new_token() {
 #[tokio::test]
 async fn password_md5_is_accepted_as_given() {
     let emu = emulator().await;
-    let client = builder(&emu)
+    let client = Client::builder()
+        .base_url(emu.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .username(USERNAME)
         .password_md5(PASSWORD_MD5.to_uppercase())
         .build()
         .unwrap();
     client.login().await.unwrap();
+    // With the password too, the builder does not guess which one is meant.
+    let err = builder(&emu).password_md5(PASSWORD_MD5).build().unwrap_err();
+    assert_eq!((err.code(), err.field()), ("INVALID_INPUT", Some("password_md5")));
+    assert_no_secret(&err.to_string(), &[]);
 }
 
 #[tokio::test]

@@ -11,12 +11,12 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Config, FaultKind, Faults, Quirks};
+use crate::config::{Config, ConfigError, FaultKind, Faults, Quirks};
 use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
 use crate::state::{World, FIRST_SERVER_TASK};
 
-/// Requests received per spec endpoint since start or the last reset, counted before
+/// Requests received per API endpoint since start or the last reset, counted before
 /// latency, faults and validation (so faulted and failed requests count too).
 ///
 /// ```
@@ -43,11 +43,11 @@ pub struct Counters {
     pub site_report: u64,
     /// `GET /v2/site/respose_time_distribute/{id}.json`.
     pub distribution: u64,
-    /// All spec endpoints together (never `/_emulator/`).
+    /// All API endpoints together (never `/_emulator/`).
     pub total: u64,
 }
 
-/// The spec endpoints, for counting.
+/// The API endpoints, for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Endpoint {
     Token,
@@ -246,11 +246,14 @@ impl App {
     }
 
     /// Replaces the faults and re-seeds their RNG, so a test that sets faults gets the
-    /// same sequence whatever ran before.
-    pub(crate) fn set_faults(&self, faults: Faults) {
+    /// same sequence whatever ran before. Faults that [`Faults::check`] refuses change
+    /// nothing.
+    pub(crate) fn set_faults(&self, faults: Faults) -> Result<(), ConfigError> {
+        faults.check()?;
         let mut knobs = self.knobs();
         knobs.faults = faults;
         knobs.fault_rng = fault_rng(self.world.seed);
+        Ok(())
     }
 
     /// The fault for the next request, if any: the queue first, then one draw against
@@ -264,21 +267,14 @@ impl App {
         if !faults.next.is_empty() {
             return Some((faults.next.remove(0), retry_after));
         }
-        let shares = [
-            (FaultKind::Error500, faults.error_500),
-            (FaultKind::Error503, faults.error_503),
-            (FaultKind::Error429, faults.error_429),
-            (FaultKind::DropConnection, faults.drop_connection),
-            (FaultKind::TruncatedBody, faults.truncated_body),
-            (FaultKind::MalformedBody, faults.malformed_body),
-        ];
-        if shares.iter().all(|&(_, share)| share <= 0.0) {
+        let shares = faults.shares();
+        if shares.iter().all(|&(_, _, share)| share == 0.0) {
             return None;
         }
         let draw = fault_rng.unit();
         let mut bound = 0.0;
-        shares.into_iter().find_map(|(kind, share)| {
-            bound += share.max(0.0);
+        shares.into_iter().find_map(|(_, kind, share)| {
+            bound += share;
             (draw < bound).then_some((kind, retry_after))
         })
     }

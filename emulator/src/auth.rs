@@ -12,11 +12,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::app::{App, TokenProblem};
-use crate::handlers::{php_json, Refusal};
-
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
-    php_json(status, &json!({"error": error, "error_description": description}))
-}
+use crate::response::{oauth_error, php_json, Refusal};
 
 fn invalid_request(description: &str) -> Response {
     oauth_error(StatusCode::BAD_REQUEST, "invalid_request", description)
@@ -106,9 +102,4 @@ pub(crate) fn authorize(app: &App, access_token: Option<&str>) -> Result<(), Ref
             TokenProblem::Expired => "The access token provided has expired",
         })
     })
-}
-
-/// The answer to a missing, unknown or expired access token.
-pub(crate) fn invalid_token(description: &str) -> Response {
-    oauth_error(StatusCode::UNAUTHORIZED, "invalid_token", description)
 }

@@ -1,5 +1,5 @@
-//! Fixed tables taken from the spec (service types and their series, server indicators)
-//! plus the emulator's own vocabulary (monitoring points, fault texts, name parts).
+//! Fixed tables of the service's API documentation (service types and their series, server
+//! indicators) plus the emulator's own vocabulary (monitoring points, fault texts, name parts).
 
 /// How the values of one report field look.
 #[derive(Clone, Copy, Debug)]
@@ -39,8 +39,8 @@ const fn s(name: &'static str, fields: &'static [Field]) -> Series {
 
 use Metric::{Const, Dec, Int, Pct};
 
-/// The eight service types of the spec's report operation, with every series and field
-/// in the spec's order.
+/// The eight service types of the service report, with every series and field in the
+/// order the service's documentation lists them.
 pub(crate) const SERVICE_TYPES: &[ServiceType] = &[
     ServiceType {
         name: "apache",

@@ -42,11 +42,12 @@ pub struct Config {
     /// User accounts as `(username, plain password)`; the token endpoint receives the
     /// password's MD5 hex.
     pub users: Vec<(String, String)>,
-    /// Delay added before every spec endpoint answers (never to `/_emulator/`).
+    /// Delay added before every API endpoint answers (never to `/_emulator/`).
     pub latency: Duration,
-    /// Faults injected into spec endpoint responses.
+    /// Faults injected into API endpoint responses.
     pub faults: Faults,
-    /// Base of the agent download links (`{download_url}` in the spec).
+    /// Base of the agent download links: the service's second host, which serves the
+    /// agents' downloads.
     pub download_url: String,
     /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
     pub service_tasks: usize,
@@ -89,12 +90,33 @@ impl fmt::Debug for Config {
     }
 }
 
-/// Faults injected into spec endpoint responses (never into `/_emulator/`).
+impl Config {
+    /// Checks the settings the emulator refuses: every share of [`Config::faults`] (see
+    /// [`Faults::check`]; the field is then named `faults.<share>`). The `Emulator` start
+    /// functions check it too, and refuse a bad configuration with an `io::Error` of kind
+    /// `InvalidInput` that carries this error.
+    ///
+    /// ```
+    /// use monapi_emulator::{Config, Faults};
+    /// let config = Config {
+    ///     faults: Faults { drop_connection: 1.5, ..Faults::default() },
+    ///     ..Config::default()
+    /// };
+    /// assert_eq!(config.check().unwrap_err().field(), "faults.drop_connection");
+    /// assert!(Config::default().check().is_ok());
+    /// ```
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.faults.check().map_err(|error| error.within("faults"))
+    }
+}
+
+/// Faults injected into API endpoint responses (never into `/_emulator/`).
 ///
 /// The queue [`Faults::next`] is served first, one fault per request in order; after it
 /// is empty each request draws once from an RNG seeded from [`Config::seed`] and gets a
-/// fault with the given share (`0.0..=1.0`, checked in field order). Setting faults
-/// re-seeds that RNG, so the same settings and requests give the same faults.
+/// fault with the given share (`0.0..=1.0`, checked in field order; a share outside that
+/// range, or NaN, is refused: see [`Faults::check`]). Setting faults re-seeds that RNG, so
+/// the same settings and requests give the same faults.
 ///
 /// ```
 /// use monapi_emulator::{FaultKind, Faults};
@@ -106,7 +128,7 @@ impl fmt::Debug for Config {
 /// assert_eq!(faults.error_500, 0.0);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Faults {
     /// Share of requests answered `500 {"code":500,"msg":"internal error"}`.
     pub error_500: f64,
@@ -127,10 +149,55 @@ pub struct Faults {
     pub next: Vec<FaultKind>,
 }
 
+impl Faults {
+    /// Refuses a share outside `0.0..=1.0` or NaN, naming the field (e.g. `error_503`) and
+    /// the rule.
+    ///
+    /// ```
+    /// use monapi_emulator::Faults;
+    /// let faults = Faults { error_503: 2.0, ..Faults::default() };
+    /// let error = faults.check().unwrap_err();
+    /// assert_eq!(error.field(), "error_503");
+    /// assert_eq!(error.rule(), "must be a share of requests from 0.0 to 1.0, got 2");
+    /// ```
+    pub fn check(&self) -> Result<(), ConfigError> {
+        match self
+            .shares()
+            .into_iter()
+            .find(|&(_, _, share)| !(0.0..=1.0).contains(&share))
+        {
+            Some((field, _, share)) => Err(ConfigError::new(
+                field,
+                format!("must be a share of requests from 0.0 to 1.0, got {share}"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Each share with its field name and its kind, in the order requests draw against them.
+    pub(crate) fn shares(&self) -> [(&'static str, FaultKind, f64); 6] {
+        [
+            ("error_500", FaultKind::Error500, self.error_500),
+            ("error_503", FaultKind::Error503, self.error_503),
+            ("error_429", FaultKind::Error429, self.error_429),
+            ("drop_connection", FaultKind::DropConnection, self.drop_connection),
+            ("truncated_body", FaultKind::TruncatedBody, self.truncated_body),
+            ("malformed_body", FaultKind::MalformedBody, self.malformed_body),
+        ]
+    }
+}
+
 /// One kind of injected fault; see [`Faults`].
 ///
-/// In JSON: `error500`, `error503`, `error429` (serde's snake_case; `error_500` etc. are
-/// accepted too), `drop_connection`, `truncated_body`, `malformed_body`.
+/// In JSON and by name ([`str::parse`]): `error500`, `error503`, `error429` (serde's
+/// snake_case; `error_500` etc. are accepted too), `drop_connection`, `truncated_body`,
+/// `malformed_body`.
+///
+/// ```
+/// use monapi_emulator::FaultKind;
+/// assert_eq!("error_503".parse(), Ok(FaultKind::Error503));
+/// assert_eq!("meteor".parse::<FaultKind>().unwrap_err().field(), "next");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
@@ -149,6 +216,24 @@ pub enum FaultKind {
     TruncatedBody,
     /// HTTP 200 whose body is an HTML error page instead of JSON.
     MalformedBody,
+}
+
+impl FromStr for FaultKind {
+    type Err = ConfigError;
+
+    /// A kind by its name in JSON; an unknown name is refused as an entry of
+    /// [`Faults::next`].
+    fn from_str(name: &str) -> Result<Self, ConfigError> {
+        serde_json::from_value(serde_json::Value::String(name.into())).map_err(|_| {
+            ConfigError::new(
+                "next",
+                format!(
+                    "must hold fault kinds: error500, error503, error429 (or error_500, error_503, \
+                     error_429), drop_connection, truncated_body or malformed_body; got {name:?}"
+                ),
+            )
+        })
+    }
 }
 
 /// Answers shaped the way the real service, a PHP application, may write them, for testing
@@ -295,6 +380,19 @@ impl ConfigError {
     /// The rule it breaks (e.g. `must be one of array, object, null, status, got "list"`).
     pub fn rule(&self) -> &str {
         &self.rule
+    }
+
+    /// The same error about the setting as a field of `parent`.
+    ///
+    /// ```
+    /// let error = "list".parse::<monapi_emulator::PastEndPage>().unwrap_err();
+    /// assert_eq!(error.within("quirks").field(), "quirks.past_end_page");
+    /// ```
+    pub fn within(self, parent: &str) -> ConfigError {
+        ConfigError {
+            field: format!("{parent}.{}", self.field),
+            rule: self.rule,
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The layer in front of every spec endpoint: counting, latency and fault injection.
+//! The layer in front of every API endpoint: counting, latency and fault injection.
 
 use std::io;
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use futures::StreamExt;
 
 use crate::app::{App, Endpoint};
 use crate::config::FaultKind;
-use crate::handlers::{api_error, php_body, MAX_FORM_BYTES};
+use crate::response::{api_error, php_body, MAX_FORM_BYTES, PHP_CONTENT_TYPE};
 use crate::server::ConnectionControl;
 
 /// What an old PHP app prints when it dies mid-request.
@@ -23,7 +23,7 @@ const PHP_FATAL: &str = "<br />\n<b>Fatal error</b>:  Allowed memory size of 134
 
 /// Counts the request, waits the configured latency, then either answers with a fault
 /// or lets the endpoint answer.
-pub(crate) async fn spec_layer(
+pub(crate) async fn api_layer(
     State((app, endpoint)): State<(Arc<App>, Endpoint)>,
     request: Request,
     next: Next,
@@ -100,10 +100,7 @@ async fn truncate(response: Response, connection: Option<ConnectionControl>) -> 
     parts
         .headers
         .insert(CONTENT_LENGTH, HeaderValue::from(full.len()));
-    parts
-        .headers
-        .entry(CONTENT_TYPE)
-        .or_insert(HeaderValue::from_static("text/html; charset=UTF-8"));
+    parts.headers.entry(CONTENT_TYPE).or_insert(PHP_CONTENT_TYPE);
     let half = full.slice(..full.len() / 2);
     let rest = futures::stream::once(async move {
         // A short pause lets the first half reach the socket before the close.

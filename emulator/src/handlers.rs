@@ -1,118 +1,26 @@
-//! Routes: the spec endpoints (behind the fault layer) and the `/_emulator/` test hooks.
+//! The API endpoints other than the token endpoint (`auth.rs`): the lists, the reports and
+//! the creation of server tasks. Each checks the access token first, then the task id, then
+//! the other parameters.
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderValue, StatusCode, Uri};
-use axum::middleware::from_fn_with_state;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put, MethodRouter};
-use axum::{Json, Router};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use bytes::Bytes;
 use chrono::NaiveDate;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::app::{App, Endpoint};
-use crate::auth::{authorize, invalid_token, token};
-use crate::config::{Faults, Quirks};
-use crate::faults::spec_layer;
+use crate::app::App;
+use crate::auth::authorize;
 use crate::reports::{site_report_without_checks, Range, ReportKey};
+use crate::response::{php_body, php_json, Refusal, PHP_EMPTY_ARRAY};
 use crate::validate;
 
-/// Largest form body accepted (create batches, token requests).
-pub(crate) const MAX_FORM_BYTES: usize = 16 << 20;
-
-/// Longest report range, in days (our choice; the spec gives no limit).
+/// Longest report range, in days (our choice; the service documents no limit).
 const MAX_RANGE_DAYS: i64 = 366;
-
-/// A response as the real service sends it: JSON (or not) labelled as HTML.
-pub(crate) fn php_body(status: StatusCode, body: impl Into<Body>) -> Response {
-    let mut response = (status, body.into()).into_response();
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=UTF-8"));
-    response
-}
-
-pub(crate) fn php_json(status: StatusCode, value: &Value) -> Response {
-    php_body(status, serde_json::to_vec(value).expect("json values serialize"))
-}
-
-/// The ordinary error shape `{"code":<status>,"msg":"..."}`.
-pub(crate) fn api_error(status: StatusCode, msg: impl Into<String>) -> Response {
-    php_json(status, &json!({"code": status.as_u16(), "msg": msg.into()}))
-}
-
-/// Why a request is refused; small so that handlers can use `?` on it.
-pub(crate) enum Refusal {
-    /// `{"code":<status>,"msg":...}`.
-    Api(StatusCode, String),
-    /// `invalid_token` with this description.
-    InvalidToken(&'static str),
-}
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        match self {
-            Refusal::Api(status, msg) => api_error(status, msg),
-            Refusal::InvalidToken(description) => invalid_token(description),
-        }
-    }
-}
-
-pub(crate) fn router(app: Arc<App>) -> Router {
-    let spec = |endpoint: Endpoint, route: MethodRouter<Arc<App>>| {
-        route
-            .fallback(method_not_allowed)
-            .layer(from_fn_with_state((app.clone(), endpoint), spec_layer))
-    };
-    Router::new()
-        .route("/v2/oauth/token.json", spec(Endpoint::Token, post(token)))
-        .route("/v2/server/create.json", spec(Endpoint::Create, post(create)))
-        .route(
-            "/v2/service/lists.json",
-            spec(Endpoint::ServiceTasks, get(service_tasks)),
-        )
-        .route("/v2/agent/lists.json", spec(Endpoint::Agents, get(agents)))
-        .route(
-            "/v2/service/report/{file}",
-            spec(Endpoint::ServiceReport, get(service_report)),
-        )
-        .route(
-            "/v2/site/report/{file}",
-            spec(Endpoint::SiteReport, get(site_report)),
-        )
-        .route(
-            "/v2/site/respose_time_distribute/{file}",
-            spec(Endpoint::Distribution, get(distribution)),
-        )
-        .route("/_emulator/counters", get(hook_counters))
-        .route("/_emulator/reset", post(hook_reset))
-        .route("/_emulator/config", put(hook_config))
-        .route("/_emulator/expire_tokens", post(hook_expire_tokens))
-        .route(
-            "/_emulator/revoke_refresh_tokens",
-            post(hook_revoke_refresh_tokens),
-        )
-        .route("/_emulator/server_tasks", get(hook_server_tasks))
-        .fallback(not_found)
-        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
-        .with_state(app)
-}
-
-async fn method_not_allowed() -> Response {
-    api_error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
-}
-
-async fn not_found() -> Response {
-    api_error(StatusCode::NOT_FOUND, "no such endpoint")
-}
 
 /// Query parameters in order; a malformed query reads as empty.
 struct Query(Vec<(String, String)>);
@@ -205,7 +113,7 @@ fn ok_body(body: Bytes) -> Response {
     php_body(StatusCode::OK, body)
 }
 
-async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+pub(crate) async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
     let query = Query::of(&uri);
     query.authorize(&app)?;
     let page = match query.get("page") {
@@ -222,10 +130,7 @@ async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response
     Ok(ok_body(body))
 }
 
-/// PHP's `json_encode` of an empty keyed array (quirks `no_agents`, `no_checks`).
-const PHP_EMPTY_ARRAY: &[u8] = b"[]";
-
-async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+pub(crate) async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
     Query::of(&uri).authorize(&app)?;
     if app.quirks().no_agents {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
@@ -233,7 +138,7 @@ async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refus
     Ok(ok_body(app.world.agents.clone()))
 }
 
-async fn service_report(
+pub(crate) async fn service_report(
     State(app): State<Arc<App>>,
     Path(file): Path<String>,
     uri: Uri,
@@ -252,7 +157,7 @@ async fn service_report(
     Ok(ok_body(app.cache.get(&app.world, key).await))
 }
 
-async fn site_report(
+pub(crate) async fn site_report(
     State(app): State<Arc<App>>,
     Path(file): Path<String>,
     uri: Uri,
@@ -292,7 +197,7 @@ async fn site_report(
     Ok(ok_body(app.cache.get(&app.world, key).await))
 }
 
-async fn distribution(
+pub(crate) async fn distribution(
     State(app): State<Arc<App>>,
     Path(file): Path<String>,
     uri: Uri,
@@ -316,7 +221,7 @@ async fn distribution(
 
 /// `POST /v2/server/create.json`: validates each line, stores the good ones, and names
 /// the bad ones in `err_key` / `err_content`.
-async fn create(
+pub(crate) async fn create(
     State(app): State<Arc<App>>,
     uri: Uri,
     body: Result<Bytes, BytesRejection>,
@@ -360,80 +265,4 @@ async fn create(
             &json!({"err_key": bad_keys.join(","), "err_content": bad_texts.join("; ")}),
         )
     })
-}
-
-async fn hook_counters(State(app): State<Arc<App>>) -> Response {
-    Json(app.counters()).into_response()
-}
-
-fn done() -> Response {
-    Json(json!({"ok": true})).into_response()
-}
-
-async fn hook_reset(State(app): State<Arc<App>>) -> Response {
-    app.reset();
-    done()
-}
-
-async fn hook_expire_tokens(State(app): State<Arc<App>>) -> Response {
-    app.expire_tokens();
-    done()
-}
-
-async fn hook_revoke_refresh_tokens(State(app): State<Arc<App>>) -> Response {
-    app.revoke_refresh_tokens();
-    done()
-}
-
-async fn hook_server_tasks(State(app): State<Arc<App>>) -> Response {
-    Json(app.server_tasks()).into_response()
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConfigUpdate {
-    token_ttl_secs: Option<u64>,
-    latency_ms: Option<u64>,
-    faults: Option<Faults>,
-    quirks: Option<Quirks>,
-}
-
-/// `PUT /_emulator/config`: changes the given settings, answers with all of them. A bad
-/// body changes nothing and is a 400 `{"error","field","rule"}` naming the setting (its
-/// path in the body, e.g. `quirks.past_end_page`) and the rule it breaks.
-async fn hook_config(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let mut json = serde_json::Deserializer::from_slice(&body);
-    let update: ConfigUpdate = match serde_path_to_error::deserialize(&mut json) {
-        Ok(update) => update,
-        Err(error) => {
-            let field = error.path().to_string();
-            let inner = error.inner();
-            // The position in a one-line body says nothing the field does not.
-            let position = format!(" at line {} column {}", inner.line(), inner.column());
-            let text = inner.to_string();
-            let rule = text.strip_suffix(&position).unwrap_or(&text);
-            let body = json!({"error": format!("{field}: {rule}"), "field": field, "rule": rule});
-            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
-        }
-    };
-    if let Some(faults) = update.faults {
-        app.set_faults(faults);
-    }
-    let mut knobs = app.knobs();
-    if let Some(secs) = update.token_ttl_secs {
-        knobs.token_ttl = Duration::from_secs(secs);
-    }
-    if let Some(ms) = update.latency_ms {
-        knobs.latency = Duration::from_millis(ms);
-    }
-    if let Some(quirks) = update.quirks {
-        knobs.quirks = quirks;
-    }
-    Json(json!({
-        "token_ttl_secs": knobs.token_ttl.as_secs(),
-        "latency_ms": knobs.latency.as_millis() as u64,
-        "faults": knobs.faults,
-        "quirks": knobs.quirks,
-    }))
-    .into_response()
 }

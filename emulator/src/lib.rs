@@ -1,10 +1,10 @@
 //! A stateful local emulator of the monitoring service API.
 //!
-//! It serves every endpoint of the spec (tokens, server task creation, service task
+//! It serves every endpoint of the service's API (tokens, server task creation, service task
 //! and agent lists, service and site reports, response-time distribution) from data
 //! generated deterministically from a seed, and adds test hooks under `/_emulator/`
 //! (counters, reset, faults, latency, token expiry, PHP-shaped quirks). See the crate's
-//! README for every behaviour the spec leaves open.
+//! README for every behaviour the service's documentation leaves open.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -24,8 +24,11 @@ mod catalog;
 mod config;
 mod faults;
 mod handlers;
+mod hooks;
 mod reports;
+mod response;
 mod rng;
+mod router;
 mod server;
 mod state;
 mod validate;
@@ -76,7 +79,9 @@ enum Runner {
 }
 
 impl Emulator {
-    /// Starts on `127.0.0.1` with a free port, on the current tokio runtime.
+    /// Starts on `127.0.0.1` with a free port, on the current tokio runtime. A configuration
+    /// that [`Config::check`] refuses is an `io::Error` of kind `InvalidInput` carrying the
+    /// [`ConfigError`] (so are those of [`Emulator::bind`] and [`Emulator::spawn_thread`]).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -103,11 +108,12 @@ impl Emulator {
     /// # }
     /// ```
     pub async fn bind(config: Config, addr: SocketAddr) -> std::io::Result<Emulator> {
+        checked(&config)?;
         let listener = TcpListener::bind(addr).await?;
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
         let addr = listener.local_addr()?;
-        let router = handlers::router(app.clone());
+        let router = router::router(app.clone());
         let task = tokio::spawn(server::serve(listener, router, stop));
         Ok(Emulator::new(app, addr, shutdown, Runner::Task(Some(task))))
     }
@@ -122,6 +128,7 @@ impl Emulator {
     /// drop(emulator); // stops the server and joins the thread
     /// ```
     pub fn spawn_thread(config: Config) -> std::io::Result<Emulator> {
+        checked(&config)?;
         let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -130,7 +137,7 @@ impl Emulator {
             .build()?;
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
-        let router = handlers::router(app.clone());
+        let router = router::router(app.clone());
         let thread = thread::Builder::new()
             .name("monapi-emulator".into())
             .spawn(move || {
@@ -174,14 +181,31 @@ impl Emulator {
         self.app.knobs().token_ttl = ttl;
     }
 
-    /// Delay added before every spec endpoint answers, from the next request on.
+    /// Delay added before every API endpoint answers, from the next request on.
     pub fn set_latency(&self, latency: Duration) {
         self.app.knobs().latency = latency;
     }
 
-    /// Replaces the fault settings (and re-seeds the fault RNG).
-    pub fn set_faults(&self, faults: Faults) {
-        self.app.set_faults(faults);
+    /// Replaces the fault settings (and re-seeds the fault RNG). A share outside
+    /// `0.0..=1.0`, or NaN, is refused ([`Faults::check`]) and changes nothing.
+    ///
+    /// ```
+    /// use monapi_emulator::{Emulator, FaultKind, Faults};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = Emulator::start(Default::default()).await?;
+    /// let next = Faults { next: vec![FaultKind::Error503], ..Faults::default() };
+    /// emulator.set_faults(next).unwrap();
+    /// let error = emulator
+    ///     .set_faults(Faults { error_500: -0.5, ..Faults::default() })
+    ///     .unwrap_err();
+    /// assert_eq!(error.field(), "error_500");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn set_faults(&self, faults: Faults) -> Result<(), ConfigError> {
+        self.app.set_faults(faults)
     }
 
     /// Replaces the quirks (answers shaped as the real service's PHP writes them), from the
@@ -248,6 +272,13 @@ impl Emulator {
             }
         }
     }
+}
+
+/// [`Config::check`] as the `io::Error` the start functions return.
+fn checked(config: &Config) -> std::io::Result<()> {
+    config
+        .check()
+        .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidInput, error))
 }
 
 impl std::fmt::Debug for Emulator {

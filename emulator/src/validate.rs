@@ -1,5 +1,5 @@
-//! Validation of one line (task object) of a create batch. The spec does not say which
-//! fields are required; these are the emulator's rules, shared with the client SDK.
+//! Validation of one line (task object) of a create batch. The service does not document
+//! which fields are required; these are the emulator's rules, shared with the client SDK.
 //! The first rule a line breaks is reported.
 
 use std::collections::HashSet;

@@ -254,3 +254,24 @@ test('bad quirks are INVALID_INPUT naming the quirk, and change nothing', async 
   const { access_token: token } = await emu.client().login()
   assert.equal(await raw(emu, token, '/v2/service/lists.json?page=4'), 'null')
 })
+
+test('a share out of range is refused by the emulator: INVALID_INPUT naming it, nothing changed', async (t) => {
+  const emu = await emulator(t)
+  emu.setFaults({ next: ['error500'] })
+  /** @type {(keyof import('monapi').FaultSettings)[]} */
+  const shares = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
+  for (const share of shares) {
+    for (const value of [-0.01, 1.5, Number.NaN, Infinity]) {
+      const err = throws(() => emu.setFaults({ [share]: value }), 'INVALID_INPUT')
+      assert.equal(err.field, `faults.${share}`, `${share} ${value}`)
+      assert.match(err.message, /must be a share of requests from 0\.0 to 1\.0, got /)
+    }
+    assert.equal(throws(() => emu.setFaults({ [share]: /** @type {any} */ ('half') }), 'INVALID_INPUT').field, `faults.${share}`)
+    const atStart = await rejects(Emulator.start({ faults: { [share]: 2 } }), 'INVALID_INPUT')
+    assert.equal(atStart.field, `faults.${share}`)
+  }
+  // The queued fault set first is still served: the refusals changed nothing.
+  await rejects(emu.client({ maxRetries: 0 }).agents(), 'API_ERROR')
+  emu.setFaults({ error500: 1, error503: 0 })
+  emu.setFaults({})
+})

@@ -1,5 +1,5 @@
 // @ts-check
-// The spec's example payloads (tests/fixtures) against the emulator's live answers, as the
+// The service's documented payloads (tests/fixtures) against the emulator's live answers, as the
 // Node package hands them over: the same keys and the same kinds of values.
 
 import assert from 'node:assert/strict'

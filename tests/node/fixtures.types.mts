@@ -1,4 +1,4 @@
-// Type-level contract: the spec's example payloads (tests/fixtures) fit the published types,
+// Type-level contract: the service's documented payloads (tests/fixtures) fit the published types,
 // and so do the other shapes the service may send.
 // Checked by `tsc --noEmit -p tests/node` only (not run).
 

@@ -129,7 +129,7 @@ export async function eventually(predicate, timeoutMs = 2000) {
 }
 
 /**
- * Reads a fixture of the spec's payloads (tests/fixtures).
+ * Reads a fixture of the service's documented payloads (tests/fixtures).
  *
  * @param {string} name
  * @returns {any}
@@ -165,7 +165,7 @@ export function runNode(args, options = {}) {
 }
 
 /**
- * A valid server task (the spec's first example, renamed).
+ * A valid server task (the first documented example, renamed).
  *
  * @param {string} name
  * @returns {import('monapi').ServerTaskInput}

@@ -223,12 +223,12 @@ test('create server tasks: increasing ids, stored by the service', async (t) => 
     stored.map((task) => task.task_id),
     created.map((task) => task.task_id),
   )
-  // The SDK sends the spec's string form whatever the caller used.
+  // The SDK sends the service's string form whatever the caller used.
   assert.equal(stored[2].frequency, '10')
   assert.equal(stored[1].server_systype, '1')
 })
 
-test("the spec's create example is accepted as it is", async (t) => {
+test("the documented create example is accepted as it is", async (t) => {
   const emu = await emulator(t)
   const created = await emu.client().createServerTasks(fixture('create_request.json'))
   assert.equal(created.length, 2)

@@ -29,7 +29,7 @@ def _dynamic(key: str) -> bool:
 
 
 def assert_shape(actual: Any, expected: Any, path: str = "$") -> None:
-    """`actual` has the shape of the spec fixture `expected`: the same keys (objects keyed
+    """`actual` has the shape of the fixture `expected`: the same keys (objects keyed
     by ids or timestamps are compared entry by entry with the fixture's entries), and the
     same JSON type at every leaf (strings stay strings, numbers stay numbers)."""
     if expected is None or actual is None:

@@ -66,14 +66,43 @@ def test_knobs_counters_reset_and_stop(emulator: Emulator) -> None:
 
 
 def test_bad_knob_values(emulator: Emulator) -> None:
-    with pytest.raises(ValueError):
-        emulator.set_faults(error_500=2.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(monapi.ValidationError) as caught:
         emulator.set_faults(next=["explode"])  # type: ignore[list-item]
+    assert caught.value.field == "next"
+    assert "drop_connection" in str(caught.value) and "explode" in str(caught.value)
     with pytest.raises(TypeError):
         emulator.set_faults(unknown=1.0)  # type: ignore[call-arg]
     with pytest.raises(ValueError):
         emulator.set_latency(-1.0)
+
+
+SHARES = [
+    "error_500",
+    "error_503",
+    "error_429",
+    "drop_connection",
+    "truncated_body",
+    "malformed_body",
+]
+
+
+@pytest.mark.parametrize("share", SHARES)
+def test_a_share_out_of_range_is_refused_by_the_emulator(emulator: Emulator, share: str) -> None:
+    emulator.set_faults(next=["error_500"])
+    for value in [-0.01, 1.5, float("nan"), float("inf")]:
+        bad: dict[str, Any] = {share: value}
+        with pytest.raises(monapi.ValidationError) as caught:
+            emulator.set_faults(**bad)
+        assert caught.value.field == share
+        assert caught.value.rule.startswith("must be a share of requests from 0.0 to 1.0, got ")
+        assert isinstance(caught.value, ValueError)
+    # Nothing changed: the queued fault is still served first.
+    with pytest.raises(monapi.ApiError) as served:
+        emulator.client(max_retries=0).agents()
+    assert served.value.status_code == 500
+    for bound in [0.0, 1.0]:
+        good: dict[str, Any] = {share: bound}
+        emulator.set_faults(**good)
 
 
 async def test_async_client_of_the_emulator(emulator: Emulator) -> None:

@@ -128,7 +128,7 @@ def test_validation_of_arguments(client: monapi.Client) -> None:
         with pytest.raises(monapi.ValidationError, match="positive whole number") as caught:
             client.service_report(task_id)
         assert caught.value.field == "task_id"
-    with pytest.raises(monapi.ValidationError, match="at most 4294967295"):
+    with pytest.raises(monapi.ValidationError, match="from 1 to 4294967295"):
         client.service_tasks(2**32)
     assert client.site_report(20001, monitor="0", start_date=DAY) == client.site_report(
         20001, monitor=0, start_date=DAY

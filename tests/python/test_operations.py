@@ -1,5 +1,5 @@
-"""Every operation, sync and async, against the emulator: shapes as in the spec's fixtures,
-values exactly as sent (strings stay strings), key order kept."""
+"""Every operation, sync and async, against the emulator: shapes as in the fixtures of the
+service's documented payloads, values exactly as sent (strings stay strings), key order kept."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_create_server_tasks(client: monapi.Client, emulator: Emulator) -> None:
     assert [c["task_id"] for c in created] == [30001, 30002]
     stored = emulator.server_tasks()
     assert [t["server_name"] for t in stored] == [t["server_name"] for t in batch]
-    # Loose Python values are accepted and sent as the spec's strings.
+    # Loose Python values are accepted and sent as the service's strings.
     more = client.create_server_tasks(
         [linux_task("py-01", frequency=10, snmp_port=161, server_systype=0, use_agent=False)]
     )

@@ -31,6 +31,11 @@ def test_the_check_finds_a_difference() -> None:
     assert stubcheck._stub_params(fn) != stubcheck._runtime_params(monapi.Client.service_tasks)
 
 
+def test_the_wheel_under_test_carries_no_benchmark_code() -> None:
+    # The A/B of the asyncio bridge (cargo feature bench-bridge) is built only by the bench.
+    assert not hasattr(monapi._native, "_bench_via_library")
+
+
 def test_curated_public_api() -> None:
     assert sorted(monapi.__all__) == sorted(set(monapi.__all__))
     for name in monapi.__all__:

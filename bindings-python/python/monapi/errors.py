@@ -242,22 +242,31 @@ class PartialCreateError(MonapiError):
 class ValidationError(MonapiError, ValueError):
     """An argument breaks a rule; nothing was sent.
 
+    A create batch is checked whole: ``errors`` names every problem, task by task, each
+    task's fields in the order the service checks them; ``index``, ``field`` and ``rule`` are
+    those of the first one, which the message names first.
+
     Attributes
     ----------
     index : int or None
-        The task's index in a create batch, when the error is about one.
+        The task's index in a create batch, when the (first) problem is about one.
     field : str
         The field or parameter at fault, e.g. ``"frequency"`` or ``"start_date"``.
     rule : str
         The rule it breaks.
+    errors : list of dict
+        Every problem, the first one first: ``{"index": int | None, "field": str,
+        "rule": str}``.
 
     Examples
     --------
     >>> try:
-    ...     client.service_report(10001, start_date="2026-13-01")
+    ...     client.create_server_tasks([{"server_name": "db", "private_ip": "10.0.0.9",
+    ...         "server_ip": "10.0.0.9", "server_systype": 1, "frequency": 0,
+    ...         "task_type": ["cpu"]}])
     ... except monapi.ValidationError as e:
-    ...     print(e.field)
-    start_date
+    ...     print([(p["index"], p["field"]) for p in e.errors])
+    [(0, 'frequency'), (0, 'task_type')]
     """
 
     def __init__(
@@ -268,11 +277,15 @@ class ValidationError(MonapiError, ValueError):
         index: int | None = None,
         field: str = "",
         rule: str = "",
+        errors: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(text)
         self.index = index
         self.field = field
         self.rule = rule
+        self.errors: list[dict[str, Any]] = (
+            list(errors) if errors is not None else [{"index": index, "field": field, "rule": rule}]
+        )
 
 
 class TimeoutError(MonapiError, builtins.TimeoutError):

@@ -22,7 +22,7 @@ pub struct Agent {
     /// The agent's plugins.
     #[serde(default, deserialize_with = "de::list")]
     pub plugin: Vec<Plugin>,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -54,7 +54,7 @@ pub struct Plugin {
     /// plugin.
     #[serde(default, deserialize_with = "de::text")]
     pub plugin_task_uselist_id: String,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -30,7 +30,7 @@ pub struct CreatedTask {
     /// Id of the new task.
     #[serde(deserialize_with = "de::number")]
     pub task_id: u64,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
@@ -93,7 +93,7 @@ impl DateRange {
             (Some(start), Some(end)) if start > end => Err(Error::invalid_input(
                 None,
                 "start_date",
-                format!("must not be after end_date ({start} is after {end})"),
+                format!("must not be after the end date ({start} is after {end})"),
             )),
             _ => Ok(()),
         }

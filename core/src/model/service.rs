@@ -34,7 +34,7 @@ pub struct ServiceTask {
     /// Status text (the service's word for enabled is `启用`).
     #[serde(default, deserialize_with = "de::text")]
     pub task_status: String,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -33,13 +33,14 @@ pub struct MonitoringPoint {
     /// Availability per check time (unix seconds).
     #[serde(default, deserialize_with = "de::map")]
     pub uprate: BTreeMap<i64, Uprate>,
-    /// Faults in the period; `None` when the service sent `null` (no fault).
+    /// Faults in the period; `None` when the service sent `null` or an empty object (no
+    /// fault).
     #[serde(default, deserialize_with = "faults")]
     pub fault: Option<Faults>,
     /// Response times per check time (unix seconds).
     #[serde(default, deserialize_with = "de::map")]
     pub resptime: BTreeMap<i64, ResponseTime>,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -52,7 +53,8 @@ pub struct Uprate {
     pub uprate: f64,
 }
 
-/// Response times at one check (milliseconds, very likely: the spec does not say).
+/// Response times at one check (milliseconds, very likely: the service's documentation does
+/// not say).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResponseTime {
     /// Slowest.
@@ -76,7 +78,7 @@ pub struct ResponseTime {
     /// Content download time.
     #[serde(default, deserialize_with = "de::opt_number")]
     pub resp_download_time: Option<f64>,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -107,7 +109,7 @@ pub struct Fault {
     /// Duration of the current fault period, as text.
     #[serde(default, deserialize_with = "de::text")]
     pub current_fault_period: String,
-    /// Fields the spec does not list, kept as sent.
+    /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -146,7 +148,7 @@ impl<'de> Deserialize<'de> for FaultEnd {
     }
 }
 
-/// `fault`: `null` (or PHP's `[]`) means none; otherwise numbered records plus `count`.
+/// `fault`: `null`, `{}` (or PHP's `[]`) mean none; otherwise numbered records plus `count`.
 fn faults<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Faults>, D::Error> {
     struct FaultsVisitor;
     impl<'de> Visitor<'de> for FaultsVisitor {
@@ -181,6 +183,10 @@ fn faults<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Faults>, D::Error> {
                 }
             }
             faults.count = count.unwrap_or(faults.records.len() as u64);
+            // An empty object (PHP's empty array, as the client hands it over) is no fault.
+            if faults.records.is_empty() && faults.count == 0 {
+                return Ok(None);
+            }
             Ok(Some(faults))
         }
     }

@@ -29,7 +29,7 @@ async fn password_grant_answers_the_token_shape() {
     assert!(is_token(&reply.json["access_token"]));
     assert!(is_token(&reply.json["refresh_token"]));
     assert_ne!(reply.json["access_token"], reply.json["refresh_token"]);
-    // Keys in the order of the spec's table.
+    // Keys in the order of the service's documentation.
     let keys: Vec<_> = reply.json.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,

@@ -12,7 +12,7 @@ const TYPES: [&str; 8] = [
     "apache", "nginx", "lighttpd", "memcache", "mongodb", "mysql", "redis", "tomcat",
 ];
 
-/// The spec's series per service type, with their fields.
+/// The documented series per service type, with their fields.
 fn spec_series(kind: &str) -> Vec<(&'static str, Vec<&'static str>)> {
     let table: &[(&str, &[&str])] = match kind {
         "apache" => &[

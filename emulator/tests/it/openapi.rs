@@ -315,11 +315,13 @@ async fn every_endpoint_conforms_to_openapi() {
     env.emu.set_quirks(Quirks::default());
 
     // Injected faults.
-    env.emu.set_faults(Faults {
-        next: vec![FaultKind::Error500, FaultKind::Error503, FaultKind::Error429],
-        retry_after_secs: 1,
-        ..Faults::default()
-    });
+    env.emu
+        .set_faults(Faults {
+            next: vec![FaultKind::Error500, FaultKind::Error503, FaultKind::Error429],
+            retry_after_secs: 1,
+            ..Faults::default()
+        })
+        .unwrap();
     for _ in 0..3 {
         checker.check(agents, "get", &env.get_auth(&token, agents, &[]).await);
     }

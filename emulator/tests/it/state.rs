@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::common::*;
 
 #[tokio::test]
-async fn counters_count_every_spec_request() {
+async fn counters_count_every_api_request() {
     let env = start().await;
     let tokens = env.password_grant().await.json;
     env.refresh_grant(tokens["refresh_token"].as_str().unwrap()).await;
@@ -68,10 +68,12 @@ async fn reset_returns_to_the_start_state() {
         .await;
     env.emu.set_latency(Duration::from_secs(3));
     env.emu.set_token_ttl(Duration::from_secs(5));
-    env.emu.set_faults(Faults {
-        next: vec![FaultKind::Error500; 3],
-        ..Faults::default()
-    });
+    env.emu
+        .set_faults(Faults {
+            next: vec![FaultKind::Error500; 3],
+            ..Faults::default()
+        })
+        .unwrap();
     env.emu.reset();
     assert_eq!(env.emu.counters(), Counters::default());
     assert!(env.emu.server_tasks().is_empty());
@@ -103,7 +105,7 @@ async fn reset_returns_to_the_start_state() {
 }
 
 #[tokio::test]
-async fn latency_delays_spec_endpoints_only() {
+async fn latency_delays_api_endpoints_only() {
     // Wide margins: "not delayed" means well under the latency even on a loaded machine.
     let latency = Duration::from_millis(1500);
     let env = start_with(Config {

@@ -1,14 +1,18 @@
-//! Server monitoring tasks for the create operation, with the spec's rules checked before
-//! anything is sent.
+//! Server monitoring tasks for the create operation, with the service's rules checked before
+//! anything is sent: every problem of a batch at once, in the order the service checks them.
 
 use std::fmt;
-use std::net::IpAddr;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 
 use super::de as lenient;
 use crate::{Error, Result, Secret};
+
+mod rules;
+
+use rules::{check, into_result, Parsed};
 
 /// Lowest and highest monitoring frequency accepted, in minutes (one check a minute to one a
 /// day).
@@ -147,7 +151,8 @@ pub enum Indicator {
 }
 
 impl Indicator {
-    /// The indicators the service allows for a system type, in the spec's order.
+    /// The indicators the service allows for a system type, in the order its documentation
+    /// lists them.
     pub fn allowed_for(system: SystemType) -> &'static [Indicator] {
         use Indicator::*;
         match system {
@@ -175,6 +180,7 @@ impl Indicator {
 
 /// Alert channels: each holds the user ids that receive that kind of alert.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Alerts {
     /// E-mail recipients.
     #[serde(default, with = "id_list")]
@@ -193,23 +199,20 @@ pub struct Alerts {
     pub remind: Vec<String>,
 }
 
-/// `alert_setting` of a server task.
+/// `alert_setting` of a server task. A field left out takes its value from
+/// [`AlertSetting::default`] (no recipients, scope 3: the creator only).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AlertSetting {
     /// Channels and their recipients.
-    #[serde(default)]
     pub alert: Alerts,
     /// Who sees the task's alerts.
     pub scope: Scope,
     /// The user group; required when `scope` is [`Scope::UserGroup`].
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "opt_text"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "opt_text")]
     pub organization: Option<String>,
     /// The users; required when `scope` is [`Scope::SelectedUsers`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "id_list")]
+    #[serde(skip_serializing_if = "Vec::is_empty", with = "id_list")]
     pub user_ids: Vec<String>,
 }
 
@@ -226,9 +229,17 @@ impl Default for AlertSetting {
 
 /// One server monitoring task of a create batch (an element of the form field `data`).
 ///
-/// Scalars are sent as strings, as in the spec. Build one with [`ServerTask::new`] and adjust
-/// the public fields; [`validate`](ServerTask::validate) checks the spec's rules (the client
-/// calls it before sending).
+/// Scalars are sent as strings, as the service's documentation shows them. Build one with
+/// [`ServerTask::new`], which fills every field but the four it takes with its default, and
+/// adjust the public fields; [`validate`](ServerTask::validate) checks the service's rules
+/// (the client calls it before sending).
+///
+/// It deserializes from an object with the service's field names, where each scalar may be a
+/// string or a number and any field but `server_name`, `private_ip`, `server_ip` and
+/// `server_systype` may be left out to take the default of [`ServerTask::new`]; a field the
+/// service does not know is refused (a misspelt field would otherwise fall back to its
+/// default unnoticed). [`ServerTask::batch_from_json`] reads a whole batch this way and names
+/// every problem.
 ///
 /// ```
 /// use monapi::{Indicator, ServerTask, SystemType};
@@ -241,55 +252,43 @@ impl Default for AlertSetting {
 /// let err = task.validate().unwrap_err();
 /// assert!(err.to_string().contains("task_type"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerTask {
     /// Task name; must not be empty.
-    #[serde(deserialize_with = "lenient::text")]
     pub server_name: String,
     /// The server's IP address.
-    #[serde(deserialize_with = "lenient::text")]
     pub private_ip: String,
     /// The IP address SNMP is polled on.
-    #[serde(deserialize_with = "lenient::text")]
     pub server_ip: String,
     /// Operating system.
     pub server_systype: SystemType,
     /// Minutes between checks, in [`FREQUENCY_RANGE`].
-    #[serde(serialize_with = "as_text", deserialize_with = "lenient::number")]
+    #[serde(serialize_with = "as_text")]
     pub frequency: u32,
     /// SNMP agent port, in [`SNMP_PORT_RANGE`].
-    #[serde(serialize_with = "as_text", deserialize_with = "lenient::number")]
+    #[serde(serialize_with = "as_text")]
     pub snmp_port: u32,
     /// SNMP version.
     pub snmp_v: SnmpVersion,
     /// Community (SNMP v2c); required for v2c.
-    #[serde(default, deserialize_with = "lenient::text")]
     pub snmp_comm: String,
     /// Security name (SNMP v3); required for v3.
-    #[serde(default, deserialize_with = "lenient::text")]
     pub snmp_user: String,
     /// Pass phrase (SNMP v3); required for v3. Never printed.
-    #[serde(default = "empty_secret")]
     pub snmp_pass: Secret,
     /// Authentication protocol (SNMP v3).
-    #[serde(default)]
     pub snmp_authtype: AuthType,
     /// Whether agent plugins are used (`use_agent`); when true,
     /// `plugin_task_uselist_id` must name at least one plugin.
     #[serde(with = "flag")]
     pub use_agent: bool,
     /// Plugin association ids (`plugin_task_uselist_id` of the agent list's plugins).
-    #[serde(default, with = "id_list")]
+    #[serde(with = "id_list")]
     pub plugin_task_uselist_id: Vec<String>,
     /// Alert settings.
     pub alert_setting: AlertSetting,
     /// Indicators to monitor; each must be allowed for the system type.
-    #[serde(deserialize_with = "lenient::list")]
     pub task_type: Vec<Indicator>,
-}
-
-fn empty_secret() -> Secret {
-    Secret::new("")
 }
 
 fn opt_text<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
@@ -302,7 +301,7 @@ fn as_text<S: Serializer>(value: &u32, s: S) -> std::result::Result<S::Ok, S::Er
 }
 
 /// `"0"`/`"1"` on the wire; read from digits, numbers or booleans.
-mod flag {
+pub(super) mod flag {
     use super::*;
 
     wire_enum!(Flag, "0 or 1", { Off = "0" | "false", On = "1" | "true" });
@@ -316,9 +315,9 @@ mod flag {
     }
 }
 
-/// A list of ids: sent as one comma-separated string (as in the spec's example), read from
-/// such a string, a number, or an array of strings and numbers.
-mod id_list {
+/// A list of ids: sent as one comma-separated string (as the service's documentation shows
+/// it), read from such a string, a number, or an array of strings and numbers.
+pub(super) mod id_list {
     use super::*;
 
     pub fn serialize<S: Serializer>(v: &[String], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -359,9 +358,23 @@ mod id_list {
 }
 
 impl ServerTask {
-    /// A task with the usual defaults: checks every 5 minutes, SNMP v2c on port 161 with
-    /// community `public`, no agent plugins, alerts visible to the creator only, and every
-    /// indicator the system type allows.
+    /// A task with the defaults every language uses for the fields it leaves out:
+    ///
+    /// | field | default |
+    /// |---|---|
+    /// | `frequency` | `5` (minutes) |
+    /// | `snmp_port` | `161` |
+    /// | `snmp_v` | `0` (SNMP v2c) |
+    /// | `snmp_comm` | `public` |
+    /// | `snmp_user`, `snmp_pass` | empty |
+    /// | `snmp_authtype` | `0` (MD5) |
+    /// | `use_agent` | `0` (no agent plugins) |
+    /// | `plugin_task_uselist_id` | none |
+    /// | `alert_setting` | no recipients, `scope` 3 (alerts visible to the creator only) |
+    /// | `task_type` | every indicator the system type allows ([`Indicator::allowed_for`]) |
+    ///
+    /// A Python dict or a JavaScript object given to `create_server_tasks` may leave out any
+    /// of these fields and gets the same default.
     pub fn new(
         server_name: impl Into<String>,
         private_ip: impl Into<String>,
@@ -378,7 +391,7 @@ impl ServerTask {
             snmp_v: SnmpVersion::V2c,
             snmp_comm: "public".into(),
             snmp_user: String::new(),
-            snmp_pass: empty_secret(),
+            snmp_pass: Secret::new(""),
             snmp_authtype: AuthType::Md5,
             use_agent: false,
             plugin_task_uselist_id: Vec::new(),
@@ -387,211 +400,76 @@ impl ServerTask {
         }
     }
 
-    /// Checks the spec's rules; the error names the field and the rule.
+    /// Checks the service's rules; the error names every field that breaks one, with the rule.
     pub fn validate(&self) -> Result<()> {
-        self.check(None)
+        into_result(check(&Parsed::from(self), None))
     }
 
-    /// Checks every task of a batch; the error also names the task's index in `tasks`.
+    /// Checks every task of a batch; the error names every problem with its task's index in
+    /// `tasks`, task by task.
     pub fn validate_batch(tasks: &[ServerTask]) -> Result<()> {
         if tasks.is_empty() {
             return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
         }
-        tasks
+        let problems = tasks
             .iter()
             .enumerate()
-            .try_for_each(|(i, task)| task.check(Some(i)))
+            .flat_map(|(i, task)| check(&Parsed::from(task), Some(i)))
+            .collect();
+        into_result(problems)
     }
 
-    /// Reads a batch from loosely typed JSON (as Python dicts or JavaScript objects arrive),
-    /// then validates it. Type errors name the task's index and the field.
+    /// Reads a batch from loosely typed JSON (as Python dicts or JavaScript objects arrive):
+    /// each scalar may be a string or a number, and left-out fields take the defaults of
+    /// [`ServerTask::new`]. Then checks it. The error names every problem, type or rule, with
+    /// the task's index and the field, task by task in the order the service checks fields.
     ///
     /// ```
-    /// let json = serde_json::json!([{ "server_name": "a", "private_ip": "10.0.0.1",
-    ///     "server_ip": "10.0.0.1", "server_systype": "linux", "frequency": 5,
-    ///     "snmp_port": "161", "snmp_v": 0, "snmp_comm": "public", "use_agent": 0,
-    ///     "alert_setting": {"scope": 3}, "task_type": ["cpu"] }]);
-    /// let tasks = monapi::ServerTask::batch_from_json(json).unwrap();
-    /// assert_eq!(tasks[0].frequency, 5);
+    /// let json = serde_json::json!([
+    ///     { "server_name": "a", "private_ip": "10.0.0.1", "server_ip": "10.0.0.1",
+    ///       "server_systype": "linux", "frequency": 10, "task_type": ["cpu"] },
+    ///     { "server_name": "b", "private_ip": "10.0.0.2", "server_ip": "10.0.0.2",
+    ///       "server_systype": 1, "frequency": 0, "task_type": ["cpu"] },
+    /// ]);
+    /// let err = monapi::ServerTask::batch_from_json(json).unwrap_err();
+    /// let problems: Vec<_> = err.problems().iter().map(|p| (p.index, p.field.as_str())).collect();
+    /// assert_eq!(problems, [(Some(1), "frequency"), (Some(1), "task_type")]);
     /// ```
-    pub fn batch_from_json(value: serde_json::Value) -> Result<Vec<ServerTask>> {
-        let tasks: Vec<ServerTask> = serde_path_to_error::deserialize(value).map_err(|e| path_error(&e))?;
-        ServerTask::validate_batch(&tasks)?;
+    pub fn batch_from_json(value: Value) -> Result<Vec<ServerTask>> {
+        let Value::Array(items) = value else {
+            return Err(Error::invalid_input(
+                None,
+                "tasks",
+                "must be a list of task objects",
+            ));
+        };
+        if items.is_empty() {
+            return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
+        }
+        let mut problems = Vec::new();
+        let mut tasks = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let parsed = Parsed::from_json(item, Some(i));
+            problems.extend(check(&parsed, Some(i)));
+            tasks.extend(parsed.into_task());
+        }
+        into_result(problems)?;
         Ok(tasks)
     }
-
-    fn check(&self, index: Option<usize>) -> Result<()> {
-        let fail = |field: &str, rule: String| Err(Error::invalid_input(index, field, rule));
-        if self.server_name.trim().is_empty() {
-            return fail("server_name", "is required and must not be empty".into());
-        }
-        for (field, ip) in [("private_ip", &self.private_ip), ("server_ip", &self.server_ip)] {
-            if ip.trim().is_empty() {
-                return fail(field, "is required and must not be empty".into());
-            }
-            if ip.parse::<IpAddr>().is_err() {
-                return fail(field, format!("must be an IPv4 or IPv6 address, not {ip:?}"));
-            }
-        }
-        if !FREQUENCY_RANGE.contains(&self.frequency) {
-            return fail(
-                "frequency",
-                format!(
-                    "must be a whole number of minutes from {} to {}, not {}",
-                    FREQUENCY_RANGE.start(),
-                    FREQUENCY_RANGE.end(),
-                    self.frequency
-                ),
-            );
-        }
-        if !SNMP_PORT_RANGE.contains(&self.snmp_port) {
-            return fail(
-                "snmp_port",
-                format!(
-                    "must be a port number from {} to {}, not {}",
-                    SNMP_PORT_RANGE.start(),
-                    SNMP_PORT_RANGE.end(),
-                    self.snmp_port
-                ),
-            );
-        }
-        match self.snmp_v {
-            SnmpVersion::V2c if self.snmp_comm.trim().is_empty() => {
-                return fail("snmp_comm", "is required when snmp_v is 0 (version 2c)".into());
-            }
-            SnmpVersion::V3 if self.snmp_user.trim().is_empty() => {
-                return fail("snmp_user", "is required when snmp_v is 1 (version 3)".into());
-            }
-            SnmpVersion::V3 if self.snmp_pass.expose().is_empty() => {
-                return fail("snmp_pass", "is required when snmp_v is 1 (version 3)".into());
-            }
-            _ => {}
-        }
-        if self.use_agent && self.plugin_task_uselist_id.is_empty() {
-            return fail(
-                "plugin_task_uselist_id",
-                "must name at least one plugin (plugin_task_uselist_id from the agent list) when use_agent is 1".into(),
-            );
-        }
-        let alert = &self.alert_setting;
-        if alert.scope == Scope::UserGroup
-            && alert.organization.as_deref().is_none_or(|o| o.trim().is_empty())
-        {
-            return fail(
-                "alert_setting.organization",
-                "is required when alert_setting.scope is 2 (a user group)".into(),
-            );
-        }
-        if alert.scope == Scope::SelectedUsers && alert.user_ids.is_empty() {
-            return fail(
-                "alert_setting.user_ids",
-                "is required when alert_setting.scope is 4 (selected users)".into(),
-            );
-        }
-        if self.task_type.is_empty() {
-            return fail("task_type", "must name at least one indicator".into());
-        }
-        let allowed = Indicator::allowed_for(self.server_systype);
-        if let Some(bad) = self.task_type.iter().find(|i| !allowed.contains(i)) {
-            let names: Vec<&str> = allowed.iter().map(|i| i.name()).collect();
-            let system = match self.server_systype {
-                SystemType::Linux => "linux (server_systype 0)",
-                SystemType::Windows => "windows (server_systype 1)",
-            };
-            return fail(
-                "task_type",
-                format!(
-                    "indicator {:?} is not allowed for {system}; allowed: {}",
-                    bad.name(),
-                    names.join(", ")
-                ),
-            );
-        }
-        Ok(())
-    }
 }
 
-/// Turns a deserialization error of a batch into an [`Error::InvalidInput`] naming the task
-/// index and the field.
-fn path_error(err: &serde_path_to_error::Error<serde_json::Error>) -> Error {
-    use serde_path_to_error::Segment;
-    let mut index = None;
-    let mut fields: Vec<String> = Vec::new();
-    for segment in err.path().iter() {
-        match segment {
-            Segment::Seq { index: i } => match fields.last_mut() {
-                Some(field) => field.push_str(&format!("[{i}]")),
-                None if index.is_none() => index = Some(*i),
-                None => {}
-            },
-            Segment::Map { key } => fields.push(key.clone()),
-            Segment::Enum { variant } => fields.push(variant.clone()),
-            Segment::Unknown => {}
+impl<'de> Deserialize<'de> for ServerTask {
+    /// Reads one task as [`ServerTask::batch_from_json`] does (left-out fields take their
+    /// defaults); the first field that cannot be read is the error. The rules are checked by
+    /// [`ServerTask::validate`].
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        let parsed = Parsed::from_json(&value, None);
+        if let Some(problem) = parsed.problems.first() {
+            return Err(de::Error::custom(problem));
         }
-    }
-    // serde reports a missing field on its parent, with the name in the message.
-    let message = err.inner().to_string();
-    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-    if let Some(name) = message
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split('`').next())
-    {
-        fields.push(name.to_string());
-        return Error::invalid_input(index, fields.join("."), "is required");
-    }
-    if index.is_none() && fields.is_empty() {
-        return Error::invalid_input(
-            None,
-            "tasks",
-            format!("must be a list of task objects: {message}"),
-        );
-    }
-    Error::invalid_input(index, fields.join("."), message)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serializes_scalars_as_strings() {
-        let task = ServerTask::new("a", "10.0.0.1", "10.0.0.2", SystemType::Windows);
-        let json = serde_json::to_value(&task).unwrap();
-        assert_eq!(json["server_systype"], "1");
-        assert_eq!(json["frequency"], "5");
-        assert_eq!(json["snmp_port"], "161");
-        assert_eq!(json["use_agent"], "0");
-        assert_eq!(json["alert_setting"]["scope"], "3");
-        assert_eq!(json["plugin_task_uselist_id"], "");
-        assert_eq!(json["task_type"][0], "cpu_windows");
-    }
-
-    #[test]
-    fn type_errors_name_index_and_field() {
-        let json = serde_json::json!([
-            serde_json::to_value(ServerTask::new("a", "10.0.0.1", "10.0.0.1", SystemType::Linux)).unwrap(),
-            {"server_name": "b", "private_ip": "10.0.0.1", "server_ip": "10.0.0.1",
-             "server_systype": "7", "frequency": 5, "snmp_port": 161, "snmp_v": 0,
-             "use_agent": 0, "alert_setting": {"scope": 3}, "task_type": ["cpu"]}
-        ]);
-        let err = ServerTask::batch_from_json(json).unwrap_err();
-        match err {
-            Error::InvalidInput { index, field, rule } => {
-                assert_eq!(index, Some(1));
-                assert_eq!(field, "server_systype");
-                assert!(rule.contains("0 (linux) or 1 (windows)"), "{rule}");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn missing_field_is_named() {
-        let json = serde_json::json!([{"server_name": "b"}]);
-        let err = ServerTask::batch_from_json(json).unwrap_err();
-        assert!(
-            matches!(&err, Error::InvalidInput { index: Some(0), field, .. } if field == "private_ip"),
-            "{err:?}"
-        );
+        parsed
+            .into_task()
+            .ok_or_else(|| de::Error::custom("not a server task"))
     }
 }

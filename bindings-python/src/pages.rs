@@ -1,0 +1,182 @@
+//! Iterators over every service task: they fetch the page the core names next
+//! (`monapi::TaskPage::next`) until it names none; the core also decides what an empty page
+//! is, so a page always arrives as a list.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::runtime::{lock, run_job, Awaitable, Job};
+use crate::shared::Shared;
+
+/// Paging state: tasks fetched but not yet handed out, and the next page to fetch.
+pub struct Pages {
+    buffer: VecDeque<Py<PyAny>>,
+    next_page: Option<u32>,
+    busy: bool,
+}
+
+impl Default for Pages {
+    fn default() -> Self {
+        Pages {
+            buffer: VecDeque::new(),
+            next_page: Some(1),
+            busy: false,
+        }
+    }
+}
+
+/// Clears `busy` however the fetch ends (success, error, cancellation, panic).
+struct NotBusy(Arc<Mutex<Pages>>);
+
+impl Drop for NotBusy {
+    fn drop(&mut self) {
+        lock(&self.0).busy = false;
+    }
+}
+
+impl Pages {
+    /// Takes in a fetched page (a list of tasks) and the page after it.
+    fn take_page(&mut self, body: &Bound<'_, PyAny>, next: Option<u32>) -> PyResult<()> {
+        let tasks = body.cast::<PyList>()?;
+        self.buffer.extend(tasks.iter().map(Bound::unbind));
+        self.next_page = next;
+        Ok(())
+    }
+
+    /// The next page to fetch (marking a fetch as running), or `None` after the last.
+    fn start(&mut self) -> PyResult<Option<u32>> {
+        if self.busy {
+            return Err(PyRuntimeError::new_err(
+                "this iterator is already fetching a page (iterate it from one place at a time)",
+            ));
+        }
+        if let Some(page) = self.next_page {
+            self.busy = true;
+            return Ok(Some(page));
+        }
+        Ok(None)
+    }
+}
+
+/// Iterator over every service task (from :meth:`Client.iter_service_tasks`).
+///
+/// Pages are fetched as the iteration reaches them, without holding the GIL.
+///
+/// Examples
+/// --------
+/// >>> for task in client.iter_service_tasks():
+/// ...     print(task["task_id"])
+#[pyclass(module = "monapi", frozen)]
+pub struct ServiceTaskIterator {
+    shared: Arc<Shared>,
+    state: Arc<Mutex<Pages>>,
+}
+
+impl ServiceTaskIterator {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        ServiceTaskIterator {
+            shared,
+            state: Arc::default(),
+        }
+    }
+}
+
+#[pymethods]
+impl ServiceTaskIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        loop {
+            let page = {
+                let mut pages = lock(&self.state);
+                if let Some(item) = pages.buffer.pop_front() {
+                    return Ok(Some(item));
+                }
+                match pages.start()? {
+                    Some(page) => page,
+                    None => return Ok(None),
+                }
+            };
+            let _busy = NotBusy(self.state.clone());
+            let state = self.state.clone();
+            let job = Job {
+                future: self.shared.page(py, page)?,
+                convert: Box::new(move |py, (parsed, next)| {
+                    let body = parsed.into_py(py)?;
+                    lock(&state).take_page(body.bind(py), next)?;
+                    Ok(py.None())
+                }),
+            };
+            run_job(py, job)?;
+        }
+    }
+}
+
+/// Async iterator over every service task (from :meth:`AsyncClient.iter_service_tasks`).
+///
+/// Examples
+/// --------
+/// >>> async for task in client.iter_service_tasks():
+/// ...     print(task["task_id"])
+#[pyclass(module = "monapi", frozen)]
+pub struct ServiceTaskAsyncIterator {
+    shared: Arc<Shared>,
+    state: Arc<Mutex<Pages>>,
+}
+
+impl ServiceTaskAsyncIterator {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        ServiceTaskAsyncIterator {
+            shared,
+            state: Arc::default(),
+        }
+    }
+}
+
+#[pymethods]
+impl ServiceTaskAsyncIterator {
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __anext__(&self, py: Python<'_>) -> PyResult<Awaitable> {
+        let page = {
+            let mut pages = lock(&self.state);
+            if let Some(item) = pages.buffer.pop_front() {
+                return Ok(Awaitable::ready("iter_service_tasks", Ok(item)));
+            }
+            match pages.start()? {
+                Some(page) => page,
+                None => return Err(PyStopAsyncIteration::new_err(())),
+            }
+        };
+        // Busy until the page is stored, on the event loop: a second `__anext__` in between
+        // would fetch the same page again. A fetch that fails or is cancelled drops the
+        // conversion, and with it the guard.
+        let busy = NotBusy(self.state.clone());
+        let future = self.shared.page(py, page)?;
+        let state = self.state.clone();
+        Ok(Awaitable::new(
+            "iter_service_tasks",
+            Job {
+                future,
+                convert: Box::new(move |py, (parsed, next)| {
+                    let _busy = busy;
+                    let body = parsed.into_py(py)?;
+                    let item = {
+                        let mut pages = lock(&state);
+                        pages.take_page(body.bind(py), next)?;
+                        pages.buffer.pop_front()
+                    };
+                    item.ok_or_else(|| PyStopAsyncIteration::new_err(()))
+                }),
+            },
+        ))
+    }
+}

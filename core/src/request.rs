@@ -1,0 +1,319 @@
+//! [`Request`]: one operation of the service, checked and turned into what goes on the wire.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::input;
+use crate::model::{DateRange, Monitor, ServerTask};
+use crate::transport::{Prepared, Retry};
+use crate::{Endpoint, Error, Result};
+
+/// One operation of the service, for [`Client::execute`](crate::Client::execute) (the typed
+/// methods build these).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Request {
+    /// Create server monitoring tasks in one batch.
+    CreateServerTasks(Vec<ServerTask>),
+    /// One page (from 1) of the service task list.
+    ServiceTasks {
+        /// Page number, from 1.
+        page: u32,
+    },
+    /// The agent list.
+    Agents,
+    /// The report of a service task.
+    ServiceReport {
+        /// Service task id (above 0).
+        task_id: u64,
+        /// Period.
+        range: DateRange,
+    },
+    /// The report of a site task.
+    SiteReport {
+        /// Site task id (above 0).
+        task_id: u64,
+        /// Period.
+        range: DateRange,
+        /// Which monitoring points.
+        monitor: Monitor,
+    },
+    /// The response-time distribution of a site task.
+    ResponseTimeDistribution {
+        /// Site task id (above 0).
+        task_id: u64,
+        /// Period.
+        range: DateRange,
+    },
+    /// Any operation of the service by its method and path, for those without a typed method
+    /// (the site task list, monitoring points, users, user groups...). The client adds the
+    /// access token and manages it as for every other call; a GET is retried as reads are,
+    /// a POST never once it may have reached the service. The answer is handed back as sent.
+    ///
+    /// ```
+    /// use monapi::{Method, Request};
+    /// let request = Request::raw(Method::Get, "/v2/site/lists.json")
+    ///     .query("page", "2");
+    /// assert_eq!(request.endpoint().as_str(), "GET /v2/site/lists.json");
+    /// ```
+    Raw {
+        /// GET or POST.
+        method: Method,
+        /// The path under the base URL, starting with `/` (e.g. `/v2/site/lists.json`),
+        /// without a query: no scheme or host, no `?` or `#`, no spaces or control characters.
+        path: String,
+        /// Query parameters (never `access_token`: the client adds it).
+        query: Vec<(String, String)>,
+        /// Form fields of a POST (`application/x-www-form-urlencoded`; never `access_token`).
+        form: Vec<(String, String)>,
+    },
+}
+
+/// The HTTP method of a [`Request::Raw`]: the service takes GET and POST.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// A read: retried after a connection error, 429 or 502/503/504.
+    Get,
+    /// A write: never repeated once it may have reached the service.
+    Post,
+}
+
+impl Method {
+    /// `GET` or `POST`, in any case; the error names `method`.
+    ///
+    /// ```
+    /// assert_eq!(monapi::Method::parse("post").unwrap(), monapi::Method::Post);
+    /// assert_eq!(monapi::Method::parse("PUT").unwrap_err().field(), Some("method"));
+    /// ```
+    pub fn parse(text: &str) -> Result<Method> {
+        match text.to_ascii_uppercase().as_str() {
+            "GET" => Ok(Method::Get),
+            "POST" => Ok(Method::Post),
+            _ => Err(Error::invalid_input(
+                None,
+                "method",
+                "must be GET or POST (the methods the service takes)",
+            )),
+        }
+    }
+
+    /// `GET` or `POST`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Request {
+    /// A [`Request::Raw`] without parameters; add them with [`query`](Request::query) and
+    /// [`form`](Request::form).
+    pub fn raw(method: Method, path: impl Into<String>) -> Request {
+        Request::Raw {
+            method,
+            path: path.into(),
+            query: Vec::new(),
+            form: Vec::new(),
+        }
+    }
+
+    /// Adds a query parameter to a [`Request::Raw`] (other requests are left as they are).
+    pub fn query(mut self, key: impl Into<String>, value: impl Into<String>) -> Request {
+        if let Request::Raw { query, .. } = &mut self {
+            query.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Adds a form field to a [`Request::Raw`] (other requests are left as they are).
+    pub fn form(mut self, key: impl Into<String>, value: impl Into<String>) -> Request {
+        if let Request::Raw { form, .. } = &mut self {
+            form.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The operation's endpoint.
+    pub fn endpoint(&self) -> Endpoint {
+        match self {
+            Request::CreateServerTasks(_) => Endpoint::CreateServerTasks,
+            Request::ServiceTasks { .. } => Endpoint::ServiceTasks,
+            Request::Agents => Endpoint::Agents,
+            Request::ServiceReport { .. } => Endpoint::ServiceReport,
+            Request::SiteReport { .. } => Endpoint::SiteReport,
+            Request::ResponseTimeDistribution { .. } => Endpoint::ResponseTimeDistribution,
+            Request::Raw { method, path, .. } => Endpoint::Raw(Arc::from(format!("{method} {path}"))),
+        }
+    }
+
+    /// Checks the input and builds what goes on the wire; nothing is sent on error.
+    pub(crate) fn prepare(&self) -> Result<Prepared> {
+        let mut query: Vec<(&'static str, String)> = Vec::new();
+        let mut raw_query = Vec::new();
+        let mut form = None;
+        let mut batch_len = 0;
+        let mut method = Method::Get;
+        let path = match self {
+            Request::CreateServerTasks(tasks) => {
+                ServerTask::validate_batch(tasks)?;
+                let data = serde_json::to_string(tasks).expect("server tasks always serialize");
+                form = Some(serde_urlencoded::to_string([("data", data)]).expect("strings always encode"));
+                batch_len = tasks.len();
+                method = Method::Post;
+                "/v2/server/create.json".to_string()
+            }
+            Request::ServiceTasks { page } => {
+                input::check_page(*page)?;
+                query.push(("page", page.to_string()));
+                "/v2/service/lists.json".to_string()
+            }
+            Request::Agents => "/v2/agent/lists.json".to_string(),
+            Request::ServiceReport { task_id, range } => {
+                input::check_task_id(*task_id)?;
+                range.validate()?;
+                range.push_query(&mut query);
+                format!("/v2/service/report/{task_id}.json")
+            }
+            Request::SiteReport {
+                task_id,
+                range,
+                monitor,
+            } => {
+                input::check_task_id(*task_id)?;
+                range.validate()?;
+                range.push_query(&mut query);
+                monitor.push_query(&mut query);
+                format!("/v2/site/report/{task_id}.json")
+            }
+            Request::ResponseTimeDistribution { task_id, range } => {
+                input::check_task_id(*task_id)?;
+                range.validate()?;
+                range.push_query(&mut query);
+                format!("/v2/site/respose_time_distribute/{task_id}.json")
+            }
+            Request::Raw {
+                method: raw_method,
+                path,
+                query: given_query,
+                form: given_form,
+            } => {
+                check_raw(*raw_method, path, given_query, given_form)?;
+                raw_query = given_query.clone();
+                if *raw_method == Method::Post {
+                    form = Some(serde_urlencoded::to_string(given_form).expect("strings always encode"));
+                }
+                method = *raw_method;
+                path.clone()
+            }
+        };
+        let query = query
+            .into_iter()
+            .map(|(key, value)| (Cow::Borrowed(key), value))
+            .chain(raw_query.into_iter().map(|(key, value)| (Cow::Owned(key), value)))
+            .collect();
+        Ok(Prepared {
+            endpoint: self.endpoint(),
+            method,
+            path,
+            query,
+            form,
+            batch_len,
+            retry: Retry::of(&self.endpoint()),
+        })
+    }
+}
+
+/// The rules of a [`Request::Raw`].
+fn check_raw(
+    method: Method,
+    path: &str,
+    query: &[(String, String)],
+    form: &[(String, String)],
+) -> Result<()> {
+    let fail = |field: &str, rule: &str| Err(Error::invalid_input(None, field, rule));
+    if !path.starts_with('/') || path.starts_with("//") {
+        return fail(
+            "path",
+            "must be a path on the service starting with one / (e.g. /v2/site/lists.json), without a scheme or host",
+        );
+    }
+    if path.contains(['?', '#']) {
+        return fail(
+            "path",
+            "must not hold a query or fragment (give query parameters separately)",
+        );
+    }
+    if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return fail("path", "must not contain spaces or control characters");
+    }
+    for (field, pairs) in [("query", query), ("form", form)] {
+        if pairs.iter().any(|(key, _)| key == "access_token") {
+            return fail(field, "must not hold access_token: the client adds it");
+        }
+    }
+    if method == Method::Get && !form.is_empty() {
+        return fail("form", "is sent only with POST");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(request: Request) -> (String, String) {
+        let err = request.prepare().unwrap_err();
+        (err.field().unwrap().to_string(), err.rule().unwrap().to_string())
+    }
+
+    #[test]
+    fn raw_paths() {
+        assert!(Request::raw(Method::Get, "/v2/site/lists.json").prepare().is_ok());
+        for bad in [
+            "v2/x.json",
+            "//evil.example/x",
+            "http://h/x",
+            "",
+            "/x?page=1",
+            "/x#a",
+            "/x y",
+            "/x\0",
+        ] {
+            assert_eq!(refused(Request::raw(Method::Get, bad)).0, "path", "{bad:?}");
+        }
+        let token = Request::raw(Method::Get, "/x").query("access_token", "t");
+        assert_eq!(refused(token).0, "query");
+        let token = Request::raw(Method::Post, "/x").form("access_token", "t");
+        assert_eq!(refused(token).0, "form");
+        assert_eq!(refused(Request::raw(Method::Get, "/x").form("a", "b")).0, "form");
+    }
+
+    #[test]
+    fn raw_wire_form() {
+        let prepared = Request::raw(Method::Post, "/v2/x.json")
+            .query("page", "2")
+            .form("name", "a b")
+            .prepare()
+            .unwrap();
+        assert_eq!(prepared.method, Method::Post);
+        assert_eq!(prepared.form.as_deref(), Some("name=a+b"));
+        assert_eq!(prepared.query[0].0, "page");
+        assert!(!prepared.endpoint.is_idempotent());
+        assert!(Request::raw(Method::Get, "/x").endpoint().is_idempotent());
+    }
+
+    #[test]
+    fn ids_and_pages() {
+        let range = DateRange::today();
+        assert_eq!(refused(Request::ServiceReport { task_id: 0, range }).0, "task_id");
+        assert_eq!(refused(Request::ServiceTasks { page: 0 }).0, "page");
+    }
+}

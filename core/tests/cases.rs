@@ -1,0 +1,218 @@
+//! The shared case table (`tests/fixtures/cases.json`), run whole against the emulator: each
+//! case is accepted, or refused with every problem named and nothing sent. The Python and Node
+//! suites run the same table.
+
+mod common;
+
+use common::*;
+use monapi::input::{self, Id, Unit};
+use monapi::{Client, ClientBuilder, DateRange, Error, Method, Options, Request, Secret, ServerTask};
+use monapi_emulator::{Emulator, Faults};
+use serde_json::{Map, Value};
+
+fn table() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/cases.json");
+    let text = std::fs::read_to_string(path).expect("the case table");
+    let doc: Value = serde_json::from_str(&text).expect("the case table is JSON");
+    doc["cases"].as_array().expect("a list of cases").clone()
+}
+
+fn text(args: &Map<String, Value>, key: &str) -> Option<String> {
+    args.get(key).and_then(Value::as_str).map(String::from)
+}
+
+fn number(args: &Map<String, Value>, key: &str) -> Option<f64> {
+    args.get(key).and_then(Value::as_f64)
+}
+
+/// A JSON id as another language hands it over: integers, floats and strings.
+fn id(value: &Value) -> Id<'_> {
+    match value {
+        Value::Number(n) if n.is_i64() || n.is_u64() => Id::Int(n.as_i64().map_or(i128::MAX, i128::from)),
+        Value::Number(n) => Id::Float(n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) => Id::Text(s),
+        other => panic!("not an id in the table: {other}"),
+    }
+}
+
+fn pairs(args: &Map<String, Value>, key: &str) -> Vec<(String, String)> {
+    let Some(Value::Object(map)) = args.get(key) else {
+        return Vec::new();
+    };
+    map.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+/// A client of the demo account with `args` on top (a null leaves a value out), built as the
+/// bindings build theirs: given values as options, numbers through `monapi::input`.
+fn build(base_url: &str, args: &Map<String, Value>) -> monapi::Result<Client> {
+    let mut values: Map<String, Value> = serde_json::json!({
+        "base_url": base_url, "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+        "username": USERNAME, "password": PASSWORD,
+    })
+    .as_object()
+    .unwrap()
+    .clone();
+    for (key, value) in args {
+        values.insert(key.clone(), value.clone());
+    }
+    let secret = |key: &str| text(&values, key).map(Secret::from);
+    let seconds = |key: &str| {
+        number(&values, key)
+            .map(|s| input::timeout(key, s, Unit::Seconds))
+            .transpose()
+    };
+    let options = Options {
+        base_url: text(&values, "base_url"),
+        client_id: text(&values, "client_id"),
+        client_secret: secret("client_secret"),
+        username: text(&values, "username"),
+        password: secret("password"),
+        password_md5: secret("password_md5"),
+        timeout: seconds("timeout")?,
+        connect_timeout: seconds("connect_timeout")?,
+        max_retries: number(&values, "max_retries")
+            .map(input::max_retries)
+            .transpose()?,
+        user_agent: text(&values, "user_agent"),
+        ..Options::default()
+    };
+    ClientBuilder::new().options(options).build()
+}
+
+/// Sets the emulator's fault shares from `args`, then turns faults off again; a setting the
+/// emulator refuses is the error.
+fn set_faults(emu: &Emulator, args: &Map<String, Value>) -> monapi::Result<()> {
+    let share = |key: &str| number(args, key).unwrap_or(0.0);
+    let faults = Faults {
+        error_500: share("error_500"),
+        error_503: share("error_503"),
+        error_429: share("error_429"),
+        drop_connection: share("drop_connection"),
+        truncated_body: share("truncated_body"),
+        malformed_body: share("malformed_body"),
+        ..Faults::default()
+    };
+    emu.set_faults(faults)
+        .map_err(|e| Error::invalid_input(None, e.field(), e.rule()))?;
+    emu.set_faults(Faults::default()).expect("no faults");
+    Ok(())
+}
+
+/// Runs one case; `Ok` when the call (or the construction) succeeded.
+async fn run(emu: &Emulator, client: &Client, call: &str, args: &Map<String, Value>) -> monapi::Result<()> {
+    let range = || {
+        DateRange::parse(
+            text(args, "start_date").as_deref(),
+            text(args, "end_date").as_deref(),
+        )
+    };
+    let task_id = || input::task_id(id(&args["task_id"]));
+    let request = match call {
+        "client" => return build(emu.base_url(), args).map(drop),
+        "set_faults" => return set_faults(emu, args),
+        "service_tasks" => {
+            let page = input::page(number(args, "page").expect("a page"))?;
+            return client.service_tasks(page).await.map(drop);
+        }
+        "service_report" => Request::ServiceReport {
+            task_id: task_id()?,
+            range: range()?,
+        },
+        "site_report" => Request::SiteReport {
+            task_id: task_id()?,
+            range: range()?,
+            monitor: input::monitor(args.get("monitor").map(id))?,
+        },
+        "response_time_distribution" => Request::ResponseTimeDistribution {
+            task_id: task_id()?,
+            range: range()?,
+        },
+        "create_server_tasks" => {
+            let tasks = ServerTask::batch_from_json(args["tasks"].clone())?;
+            return client.create_server_tasks(&tasks).await.map(drop);
+        }
+        "request" => Request::Raw {
+            method: Method::parse(&text(args, "method").expect("a method"))?,
+            path: text(args, "path").expect("a path"),
+            query: pairs(args, "query"),
+            form: pairs(args, "form"),
+        },
+        other => panic!("unknown call {other:?} in the case table"),
+    };
+    client.execute(&request).await.map(drop)
+}
+
+fn problems(error: &Error) -> Vec<(Option<usize>, String, String)> {
+    error
+        .problems()
+        .iter()
+        .map(|p| (p.index, p.field.clone(), p.rule.clone()))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_case_of_the_table() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    let cases = table();
+    assert!(cases.len() >= 60, "the table holds {} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let call = case["call"].as_str().unwrap();
+        let args = case["args"].as_object().unwrap();
+        let before = emu.counters().total;
+        let outcome = run(&emu, &client, call, args).await;
+        let sent = emu.counters().total != before;
+        match (&case["expect"], outcome) {
+            (Value::String(accepted), Ok(())) if accepted == "accepted" => {
+                if !matches!(call, "client" | "set_faults") && !sent {
+                    failures.push(format!("{name}: accepted but nothing was sent"));
+                }
+            }
+            (Value::Object(expect), Err(error)) if expect.contains_key("refused") => {
+                let expected: Vec<(Option<usize>, String, String)> = expect["refused"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| {
+                        let index = p["index"].as_u64().map(|i| i as usize);
+                        (
+                            index,
+                            p["field"].as_str().unwrap().into(),
+                            p["rule"].as_str().unwrap().into(),
+                        )
+                    })
+                    .collect();
+                let found = problems(&error);
+                let same = found.len() == expected.len()
+                    && found
+                        .iter()
+                        .zip(&expected)
+                        .all(|(f, e)| f.0 == e.0 && f.1 == e.1 && f.2.starts_with(&e.2));
+                if !same {
+                    failures.push(format!("{name}: expected {expected:?}, got {found:?} ({error})"));
+                }
+                if sent {
+                    failures.push(format!("{name}: refused, yet a request was sent"));
+                }
+            }
+            (expect, outcome) => failures.push(format!("{name}: expected {expect}, got {outcome:?}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
