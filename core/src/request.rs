@@ -73,7 +73,7 @@ pub enum Request {
 /// The HTTP method of a [`Request::Raw`]: the service takes GET and POST.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
-    /// A read: retried after a connection error, 429 or 502/503/504.
+    /// A read: retried after a transient failure (see [`ClientBuilder::max_retries`](crate::ClientBuilder::max_retries)).
     Get,
     /// A write: never repeated once it may have reached the service.
     Post,
