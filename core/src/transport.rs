@@ -411,9 +411,9 @@ impl Transport {
             redactor: self.redactor.clone(),
         };
         match response.body.iter().find(|b| !b.is_ascii_whitespace()) {
-            // A task page may be `null` (an empty page); `normalize` refuses other values.
-            Some(b'{' | b'[' | b'n') if *endpoint == Endpoint::ServiceTasks => {}
             Some(b'{' | b'[') => {}
+            // `null` is PHP's empty task page or keyed map; `normalize` gives it its shape.
+            Some(b'n') if response.body.trim_ascii() == b"null" && shape::takes_null(endpoint) => {}
             _ if *endpoint == Endpoint::Token => {
                 return Err(Error::Decode {
                     endpoint: endpoint.clone(),
