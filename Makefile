@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test rust-package set-version soak-test
+.PHONY: demo test build lint fmt bench soak rust-build rust-test rust-package set-version soak-test tables-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -37,10 +37,13 @@ rust-test:
 rust-package:
 	CARGO="$(CARGO)" scripts/check-crates.sh
 
-## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors; actionlint on the workflows
+## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors;
+## the core also without its arrow feature, which then pulls in no arrow crate; actionlint on the workflows
 lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p monapi --lib -- -D warnings
+	deps=$$($(CARGO) tree -p monapi -e normal --prefix none) && ! grep -q '^arrow' <<< "$$deps"
 	# The benchmark-only code of the Python binding (never in a shipped wheel).
 	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
@@ -54,8 +57,16 @@ set-version: node-env
 fmt:
 	$(CARGO) fmt --all
 
-## bench: the Python and Node benchmarks against the release-built emulator
-bench: python-bench node-bench
+## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
+bench: python-bench node-bench tables-bench
+
+## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
+## requests + pandas + to_parquet (120 tasks x 7 days, release emulator)
+tables-bench: python-env
+	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements-tables.txt
+	$(CARGO) bench -p monapi --features arrow --bench tables
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(PY) bench/python/export_bench.py --monapi target/release/monapi
 
 ## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
 soak: $(PY_INSTALLED) node-build

@@ -762,6 +762,11 @@ export interface EmulatorOptions {
   serviceTasks?: number
   /** Faults from the start (default none). */
   faults?: FaultSettings
+  /**
+   * The time zone of its days, "today" and the `HH:MM` times of service reports, as an offset
+   * from UTC: `'+08:00'` (the service's, the default), `'-05:30'`, `'UTC'`.
+   */
+  timezone?: string
   /** Quirks from the start (default none). */
   quirks?: Quirks
 }
@@ -825,6 +830,16 @@ export declare class Emulator {
    * ```
    */
   get baseUrl(): string
+  /**
+   * The time zone of its days, as an offset from UTC (`'+08:00'` unless started with another).
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ timezone: 'UTC' })
+   * console.log(emulator.timezone) // '+00:00'
+   * ```
+   */
+  get timezone(): string
   /**
    * The demo client id, `demo_id`.
    *

@@ -456,7 +456,8 @@ function faultSettings(value, name) {
         return SNAKE_KINDS[at < 0 ? snakeAt : at]
       })
     } else if (key === 'retryAfterSecs') {
-      out[key] = count(v, `${name}.${key}`, 86400)
+      // The native side holds it as a u32; the emulator sets no bound of its own.
+      out[key] = count(v, `${name}.${key}`, 0xffffffff)
     } else {
       if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
       out[key] = v
@@ -491,7 +492,7 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'timezone'])
     let seed
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -505,6 +506,7 @@ class Emulator {
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
+      timezone: text(o.timezone, 'timezone'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return new Emulator(CONSTRUCT, handle)
@@ -512,6 +514,10 @@ class Emulator {
 
   get baseUrl() {
     return this.#native.baseUrl
+  }
+
+  get timezone() {
+    return this.#native.timezone
   }
 
   get clientId() {

@@ -56,6 +56,8 @@ export declare class NativeEmulator {
   static start(options: NativeEmulatorOptions): NativeEmulator
   /** `http://127.0.0.1:PORT`. */
   get baseUrl(): string
+  /** The time zone of its days, e.g. `+08:00`. */
+  get timezone(): string
   /** Whether `stop()` was called. */
   get stopped(): boolean
   /** Request counters as JSON. */
@@ -157,6 +159,8 @@ export interface NativeEmulatorOptions {
   serviceTasks?: number
   /** Fault settings (types checked by the JavaScript layer). */
   faults?: NativeFaults
+  /** The time zone of its days, as an offset from UTC (`+08:00`, `UTC`). */
+  timezone?: string
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
 }

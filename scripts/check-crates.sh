@@ -28,6 +28,17 @@ if newer:
     sys.exit("workspace.package.rust-version is %s, but these need a newer Rust: %s" % (ours, ", ".join(newer)))
 '
 
+# cargo verifies each .crate against the others through a temporary registry, whose crates it
+# unpacks under CARGO_HOME's registry/src/-<hash>/ (the hash is of the target directory) and
+# reuses there on the next run even though their contents changed under the same version: a
+# second run would build monapi-cli against the monapi of the first. Those directories hold
+# only such local copies (crates.io's are under index.*), so ours go before each run.
+for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/; do
+  for crate in "${crates[@]}"; do
+    rm -rf "$unpacked$crate-$version"
+  done
+done
+
 # --allow-dirty: a developer runs this before committing; CI runs it on a clean clone.
 "$cargo" package --locked --allow-dirty --target-dir "$target_dir" "${crates[@]/#/--package=}"
 

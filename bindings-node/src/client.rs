@@ -421,6 +421,8 @@ fn build(
                 .unwrap_or_else(|| format!("monapi-node/{}", env!("CARGO_PKG_VERSION"))),
         ),
         refresh_leeway: None,
+        // The tables (and so the time zone) are not part of this package yet.
+        timezone: None,
     };
     let mut builder = ClientBuilder::from_env().options(given);
     if let Some(json) = options.token {

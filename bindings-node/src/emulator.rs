@@ -26,6 +26,8 @@ pub struct NativeEmulatorOptions {
     pub service_tasks: Option<u32>,
     /// Fault settings (types checked by the JavaScript layer).
     pub faults: Option<NativeFaults>,
+    /// The time zone of its days, as an offset from UTC (`+08:00`, `UTC`).
+    pub timezone: Option<String>,
     /// Quirks (types checked by the JavaScript layer).
     pub quirks: Option<NativeQuirks>,
 }
@@ -183,6 +185,7 @@ fn bounded(field: &str, value: f64, max: f64, scale: f64, rule: &str) -> napi::R
 pub struct NativeEmulator {
     inner: Mutex<Option<Emulator>>,
     base_url: String,
+    timezone: String,
 }
 
 impl Drop for NativeEmulator {
@@ -229,6 +232,9 @@ impl NativeEmulator {
             if let Some(settings) = options.quirks {
                 config.quirks = quirks(settings)?;
             }
+            if let Some(text) = options.timezone {
+                config.timezone = monapi::input::timezone(&text).map_err(crate::errors::from_core)?;
+            }
             config.check().map_err(refused)?;
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 crate::errors::Payload {
@@ -240,6 +246,7 @@ impl NativeEmulator {
             })?;
             Ok(NativeEmulator {
                 base_url: emulator.base_url().to_string(),
+                timezone: emulator.timezone().to_string(),
                 inner: Mutex::new(Some(emulator)),
             })
         })
@@ -257,6 +264,12 @@ impl NativeEmulator {
     #[napi(catch_unwind, getter)]
     pub fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// The time zone of its days, e.g. `+08:00`.
+    #[napi(catch_unwind, getter)]
+    pub fn timezone(&self) -> String {
+        self.timezone.clone()
     }
 
     /// Whether `stop()` was called.

@@ -16,7 +16,8 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::async_client::AsyncClient;
 use crate::client::Client;
 use crate::decode::value_to_py;
-use crate::errors::validation;
+
+use crate::errors::{to_pyerr, validation};
 use crate::runtime::lock;
 
 struct Running {
@@ -72,6 +73,10 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 /// service_tasks : int, default 120
 ///     Number of service tasks (ids from 10001; 120 make three pages). Site tasks are
 ///     20001 to 20005; created server tasks get ids from 30001.
+/// timezone : str, default "+08:00"
+///     The time zone of its days, "today" and the ``HH:MM`` times of service reports, as
+///     an offset from UTC (``"+08:00"``, ``"-05:30"``, ``"UTC"``): the service's own zone by
+///     default.
 ///
 /// Examples
 /// --------
@@ -92,6 +97,7 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 pub struct Emulator {
     running: Mutex<Option<Running>>,
     base_url: String,
+    timezone: String,
 }
 
 impl Emulator {
@@ -125,13 +131,25 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120))]
-    fn new(py: Python<'_>, seed: u64, token_ttl: f64, latency: f64, service_tasks: usize) -> PyResult<Self> {
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, timezone=None))]
+    fn new(
+        py: Python<'_>,
+        seed: u64,
+        token_ttl: f64,
+        latency: f64,
+        service_tasks: usize,
+        timezone: Option<&str>,
+    ) -> PyResult<Self> {
+        let timezone = match timezone {
+            Some(text) => monapi::input::timezone(text).map_err(|e| to_pyerr(py, e))?,
+            None => Config::default().timezone,
+        };
         let config = Config {
             seed,
             token_ttl: duration("token_ttl", token_ttl)?,
             latency: duration("latency", latency)?,
             service_tasks,
+            timezone,
             ..Config::default()
         };
         let emulator = py
@@ -139,6 +157,7 @@ impl Emulator {
             .map_err(|e| PyRuntimeError::new_err(format!("the emulator could not start: {e}")))?;
         Ok(Emulator {
             base_url: emulator.base_url().to_string(),
+            timezone: emulator.timezone().to_string(),
             running: Mutex::new(Some(Running {
                 pid: std::process::id(),
                 emulator: ManuallyDrop::new(emulator),
@@ -155,6 +174,18 @@ impl Emulator {
     #[getter]
     fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// The time zone of its days, as an offset from UTC (``"+08:00"`` unless started with
+    /// another ``timezone``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(timezone="UTC").timezone
+    /// '+00:00'
+    #[getter]
+    fn timezone(&self) -> String {
+        self.timezone.clone()
     }
 
     /// The demo client id (``demo_id``).

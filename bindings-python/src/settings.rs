@@ -56,6 +56,8 @@ impl Given {
                     .unwrap_or_else(|| format!("monapi-python/{}", env!("CARGO_PKG_VERSION"))),
             ),
             refresh_leeway: None,
+            // The tables (and so the time zone) are not part of this package yet.
+            timezone: None,
         };
         let builder = ClientBuilder::from_env().options(options);
         Ok(match self.token {

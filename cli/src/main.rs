@@ -1,5 +1,8 @@
 //! `monapi`: run the emulator, or call the service (real or emulated) and print JSON.
 
+mod export;
+mod sink;
+
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -46,6 +49,8 @@ enum Command {
     Report(ReportArgs),
     /// Call any operation of the service and print its answer as JSON.
     Request(request::RequestArgs),
+    /// Write reports of many tasks (or the task list) as a table: CSV, Parquet, NDJSON or Arrow.
+    Export(export::ExportArgs),
 }
 
 #[derive(Args)]
@@ -68,6 +73,14 @@ struct ServeArgs {
     /// Number of service tasks.
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
+    /// Time zone of the emulator's days and clock times, as an offset from UTC.
+    #[arg(long, value_parser = timezone, default_value_t = monapi_emulator::SERVICE_TIMEZONE)]
+    timezone: chrono::FixedOffset,
+}
+
+/// A `--timezone` (the core's rule: `+08:00`, `-05:30`, `UTC`).
+fn timezone(text: &str) -> Result<chrono::FixedOffset, String> {
+    monapi::input::timezone(text).map_err(|e| e.to_string())
 }
 
 #[derive(Args)]
@@ -129,6 +142,11 @@ struct Connection {
 
 impl Connection {
     fn client(self) -> monapi::Result<Client> {
+        self.builder()?.build()
+    }
+
+    /// A builder with these options, the `MONAPI_*` variables for the others.
+    fn builder(self) -> monapi::Result<ClientBuilder> {
         let timeout = self.timeout.map(|s| input::timeout("timeout", s, Unit::Seconds));
         let options = Options {
             base_url: self.base_url,
@@ -140,13 +158,17 @@ impl Connection {
             max_retries: self.max_retries,
             ..Options::default()
         };
-        ClientBuilder::from_env().options(options).build()
+        Ok(ClientBuilder::from_env().options(options))
     }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run(Cli::parse()).await {
+    let cli = Cli::parse();
+    if let Command::Export(args) = cli.command {
+        return export::run(args).await;
+    }
+    match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("monapi: error: {error}");
@@ -163,6 +185,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Agents { connection } => fetch(&connection.client()?, &Request::Agents).await?,
         Command::Report(args) => report(args).await?,
         Command::Request(args) => request::run(args).await?,
+        Command::Export(_) => unreachable!("main runs exports"),
     };
     println!(
         "{}",
@@ -191,11 +214,7 @@ async fn tasks(client: Client, page: Option<u32>) -> monapi::Result<Value> {
 
 async fn report(args: ReportArgs) -> monapi::Result<Value> {
     let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
-    let monitor = match args.monitor.as_str() {
-        "all" => Monitor::All,
-        "average" => Monitor::Average,
-        id => input::monitor(Some(Id::Text(id)))?,
-    };
+    let monitor = parse_monitor(&args.monitor)?;
     let task_id = args.task_id;
     let request = match args.kind {
         ReportKind::Service => Request::ServiceReport { task_id, range },
@@ -209,12 +228,22 @@ async fn report(args: ReportArgs) -> monapi::Result<Value> {
     fetch(&args.connection.client()?, &request).await
 }
 
+/// `all`, `average` (or `0`), or a monitoring-point id.
+fn parse_monitor(text: &str) -> monapi::Result<Monitor> {
+    Ok(match text {
+        "all" => Monitor::All,
+        "average" => Monitor::Average,
+        id => input::monitor(Some(Id::Text(id)))?,
+    })
+}
+
 async fn serve(args: ServeArgs) -> std::io::Result<()> {
     let config = Config {
         seed: args.seed,
         token_ttl: Duration::from_secs(args.token_ttl),
         latency: Duration::from_millis(args.latency_ms),
         service_tasks: args.service_tasks,
+        timezone: args.timezone,
         ..Config::default()
     };
     let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;

@@ -5,6 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::FixedOffset;
+
 use crate::auth::{Auth, Credentials, TokenCallback};
 use crate::client::{Client, Inner};
 use crate::input;
@@ -20,6 +22,13 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_RETRIES: usize = 2;
 /// Default margin before expiry at which a token is renewed (at most a quarter of its life).
 pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
+/// The service's time zone, the default of [`ClientBuilder::timezone`]: China Standard Time,
+/// `+08:00`, without daylight saving time (the service runs from Beijing).
+///
+/// ```
+/// assert_eq!(monapi::SERVICE_TIMEZONE.to_string(), "+08:00");
+/// ```
+pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
 
 /// The environment variables [`ClientBuilder::from_env`] falls back to.
 pub const ENV_VARS: [&str; 5] = [
@@ -106,6 +115,8 @@ pub struct Options {
     pub user_agent: Option<String>,
     /// See [`ClientBuilder::refresh_leeway`].
     pub refresh_leeway: Option<Duration>,
+    /// See [`ClientBuilder::timezone`].
+    pub timezone: Option<FixedOffset>,
 }
 
 /// What a client was built from, every fallback and default resolved: enough to build an
@@ -149,6 +160,8 @@ pub struct Settings {
     pub user_agent: String,
     /// How long before expiry a token is renewed.
     pub refresh_leeway: Duration,
+    /// The time zone of the service's days and clock times.
+    pub timezone: FixedOffset,
 }
 
 impl From<Settings> for ClientBuilder {
@@ -165,6 +178,7 @@ impl From<Settings> for ClientBuilder {
             max_retries: Some(settings.max_retries),
             user_agent: Some(settings.user_agent),
             refresh_leeway: Some(settings.refresh_leeway),
+            timezone: Some(settings.timezone),
         })
     }
 }
@@ -245,7 +259,8 @@ impl ClientBuilder {
             connect_timeout,
             max_retries,
             user_agent,
-            refresh_leeway
+            refresh_leeway,
+            timezone
         );
         self
     }
@@ -297,6 +312,28 @@ impl ClientBuilder {
     /// token's lifetime).
     pub fn refresh_leeway(mut self, leeway: Duration) -> Self {
         self.given.refresh_leeway = Some(leeway);
+        self
+    }
+
+    /// The time zone of the service's days and clock times (default [`SERVICE_TIMEZONE`],
+    /// `+08:00`): the tables read a service report's `HH:MM` in it, show every timestamp in
+    /// it, and take "today" in it when a report's dates are left out.
+    /// [`input::timezone`] reads one written as text (`+08:00`, `UTC`).
+    ///
+    /// ```
+    /// let client = monapi::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .client_id("demo_id")
+    ///     .client_secret("demo_secret")
+    ///     .username("test@example.com")
+    ///     .password("123456")
+    ///     .timezone(monapi::input::timezone("UTC")?)
+    ///     .build()?;
+    /// assert_eq!(client.timezone().local_minus_utc(), 0);
+    /// # Ok::<(), monapi::Error>(())
+    /// ```
+    pub fn timezone(mut self, timezone: FixedOffset) -> Self {
+        self.given.timezone = Some(timezone);
         self
     }
 
@@ -397,6 +434,7 @@ impl ClientBuilder {
             max_retries,
             user_agent,
             refresh_leeway: given.refresh_leeway.unwrap_or(DEFAULT_REFRESH_LEEWAY),
+            timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
         };
         let redactor = Arc::new(Redactor::default());
         redactor.add(settings.client_secret.expose());

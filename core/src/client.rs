@@ -99,6 +99,12 @@ impl Client {
         self.inner.auth.username()
     }
 
+    /// The time zone of the service's days and clock times (see
+    /// [`ClientBuilder::timezone`]).
+    pub fn timezone(&self) -> chrono::FixedOffset {
+        self.inner.settings.timezone
+    }
+
     /// Logs in with the password grant now and returns the new token.
     pub async fn login(&self) -> Result<Token> {
         Ok((*self.inner.auth.login(&self.inner.transport).await?).clone())
@@ -149,6 +155,15 @@ impl Client {
             }
             other => other,
         }
+    }
+
+    /// Makes sure the client holds a token that is not about to expire (logging in or
+    /// refreshing if needed), so that many calls started together do not each fail the same
+    /// way when the credentials are wrong.
+    #[cfg(feature = "arrow")]
+    pub(crate) async fn ensure_token(&self) -> Result<()> {
+        let Inner { transport, auth, .. } = &*self.inner;
+        auth.valid_token(transport).await.map(drop)
     }
 
     /// Creates server monitoring tasks in one batch, after checking each against the service's

@@ -15,6 +15,8 @@
 
 use std::time::Duration;
 
+use chrono::FixedOffset;
+
 use crate::{Error, Monitor, Result};
 
 /// The most retries a client may make of one read (`max_retries`).
@@ -204,6 +206,62 @@ pub(crate) fn check_timeout(field: &str, value: Duration) -> Result<()> {
     Ok(())
 }
 
+/// Reads a time zone written as an offset from UTC: `+08:00`, `+0800`, `+08`, `-05:30`, or
+/// `UTC` / `Z` for `+00:00`. Named zones (`Asia/Shanghai`) are not taken: the service's days
+/// have no daylight saving time, so an offset says everything.
+///
+/// The error names the field `timezone` and the rule.
+///
+/// ```
+/// use monapi::input::timezone;
+/// assert_eq!(timezone("+08:00").unwrap(), monapi::SERVICE_TIMEZONE);
+/// assert_eq!(timezone("-0530").unwrap().local_minus_utc(), -(5 * 3600 + 30 * 60));
+/// assert_eq!(timezone("UTC").unwrap().local_minus_utc(), 0);
+/// assert_eq!(timezone("Asia/Shanghai").unwrap_err().field(), Some("timezone"));
+/// ```
+pub fn timezone(text: &str) -> Result<FixedOffset> {
+    offset(text.trim()).ok_or_else(|| {
+        Error::invalid_input(
+            None,
+            "timezone",
+            format!("must be an offset from UTC such as +08:00, -05:30 or UTC, not {text:?}"),
+        )
+    })
+}
+
+fn offset(text: &str) -> Option<FixedOffset> {
+    if text.eq_ignore_ascii_case("utc") || text.eq_ignore_ascii_case("z") {
+        return FixedOffset::east_opt(0);
+    }
+    let sign = match text.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits = &text[1..];
+    if !digits.is_ascii() {
+        // Also keeps the slicing below on character boundaries.
+        return None;
+    }
+    let (hours, minutes) = match digits.len() {
+        2 => (digits, "00"),
+        4 => (&digits[..2], &digits[2..]),
+        5 if digits.as_bytes()[2] == b':' => (&digits[..2], &digits[3..]),
+        _ => return None,
+    };
+    let number = |part: &str| {
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse::<i32>().ok())
+            .flatten()
+    };
+    let (hours, minutes) = (number(hours)?, number(minutes)?);
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    FixedOffset::east_opt(sign * (hours * 3600 + minutes * 60))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +320,33 @@ mod tests {
         assert!(err.rule().unwrap().contains("at most 2147483.647 "), "{err}");
         assert!(check_timeout("timeout", Duration::ZERO).is_err());
         assert!(check_timeout("timeout", MAX_TIMEOUT).is_ok());
+    }
+
+    #[test]
+    fn offsets_in_every_accepted_spelling() {
+        for (text, seconds) in [
+            ("+08:00", 8 * 3600),
+            ("+0800", 8 * 3600),
+            ("+08", 8 * 3600),
+            (" -05:30 ", -(5 * 3600 + 1800)),
+            ("+00:00", 0),
+            ("-00:00", 0),
+            ("utc", 0),
+            ("Z", 0),
+            ("+23:59", 23 * 3600 + 59 * 60),
+        ] {
+            assert_eq!(timezone(text).unwrap().local_minus_utc(), seconds, "{text}");
+        }
+        for text in [
+            "", "8", "08:00", "+8", "+8:00", "+24:00", "+08:60", "+08-00", "+0８:00", "+1é1", "CST", "GMT+8",
+        ] {
+            let error = timezone(text).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("`timezone` must be an offset from UTC"),
+                "{text}: {error}"
+            );
+        }
     }
 }

@@ -15,6 +15,10 @@
 //! [`input`]. No error, `Debug` output or log line holds a token, the password, its MD5 or
 //! the client secret.
 //!
+//! With the cargo feature `arrow`, `monapi::table` and `Client::tables()` give every report as a
+//! typed Arrow table (record batches with fixed schemas, times in the client's
+//! [`timezone`](ClientBuilder::timezone)), one task or many at once.
+//!
 //! The service's empty answers get one shape: an object keyed by ids that PHP wrote as `[]`
 //! arrives as `{}`, and an empty page of the service task list as `[]` (see
 //! [`Client::service_task_pages`]).
@@ -34,12 +38,14 @@ mod pages;
 mod request;
 mod secret;
 mod shape;
+#[cfg(feature = "arrow")]
+pub mod table;
 mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
 pub use builder::{
     ClientBuilder, Options, Settings, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_REFRESH_LEEWAY,
-    DEFAULT_TIMEOUT, ENV_VARS,
+    DEFAULT_TIMEOUT, ENV_VARS, SERVICE_TIMEZONE,
 };
 pub use client::Client;
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use chrono::{FixedOffset, NaiveDate};
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -133,6 +134,8 @@ const ACCESS_TOKENS_KEPT: usize = 10_000;
 pub const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
 
 pub(crate) struct App {
+    /// The zone of the emulator's days (fixed at start: the task list is built in it).
+    pub(crate) timezone: FixedOffset,
     pub(crate) world: Arc<World>,
     pub(crate) cache: ReportCache,
     clients: Vec<(String, String)>,
@@ -160,8 +163,9 @@ fn md5_hex(text: &str) -> String {
 
 impl App {
     pub(crate) fn new(config: &Config) -> App {
-        let today = chrono::Utc::now().date_naive();
+        let today = today_in(config.timezone);
         App {
+            timezone: config.timezone,
             world: Arc::new(World::new(config, today)),
             cache: ReportCache::default(),
             clients: config.clients.clone(),
@@ -386,6 +390,11 @@ impl App {
     pub(crate) fn server_tasks(&self) -> Vec<Value> {
         lock(&self.created).tasks.clone()
     }
+}
+
+/// The current day in `timezone`.
+pub(crate) fn today_in(timezone: FixedOffset) -> NaiveDate {
+    chrono::Utc::now().with_timezone(&timezone).date_naive()
 }
 
 fn fault_rng(seed: u64) -> SplitMix {

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use chrono::FixedOffset;
 use serde::{Deserialize, Serialize};
 
 /// Client id of the demo API client that [`Config::default`] registers.
@@ -15,12 +16,15 @@ pub const DEMO_USERNAME: &str = "test@example.com";
 /// Plain password of the demo user; the token endpoint expects its MD5 hex
 /// (`e10adc3949ba59abbe56e057f20f883e`).
 pub const DEMO_PASSWORD: &str = "123456";
+/// The service's time zone, the default of [`Config::timezone`]: China Standard Time,
+/// `+08:00`, no daylight saving time (the service runs from Beijing).
+pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
 
 /// How an emulator starts: seed of the generated data, accounts, token lifetime,
 /// latency and faults.
 ///
 /// `Config::default()` is the demo setup: seed 42, the demo client and user,
-/// one-hour tokens, no latency, no faults, no quirks, 120 service tasks.
+/// one-hour tokens, no latency, no faults, no quirks, 120 service tasks, days in `+08:00`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -53,6 +57,10 @@ pub struct Config {
     pub service_tasks: usize,
     /// Answers shaped as the real service's PHP writes them (none by default).
     pub quirks: Quirks,
+    /// The time zone of the days in `start_date`/`end_date`, of "today", of the `HH:MM`
+    /// times in service reports and of `last_check_time` (default [`SERVICE_TIMEZONE`],
+    /// `+08:00`). Fixed at start.
+    pub timezone: FixedOffset,
 }
 
 impl Default for Config {
@@ -67,6 +75,7 @@ impl Default for Config {
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
             quirks: Quirks::default(),
+            timezone: SERVICE_TIMEZONE,
         }
     }
 }
@@ -86,6 +95,7 @@ impl fmt::Debug for Config {
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
             .field("quirks", &self.quirks)
+            .field("timezone", &self.timezone)
             .finish()
     }
 }

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
-use crate::app::App;
+use crate::app::{today_in, App};
 use crate::auth::authorize;
 use crate::reports::{site_report_without_checks, Range, ReportKey};
 use crate::response::{php_body, php_json, Refusal, PHP_EMPTY_ARRAY};
@@ -70,10 +70,6 @@ fn task_not_found(id: impl std::fmt::Display) -> Refusal {
     Refusal::Api(StatusCode::NOT_FOUND, format!("task {id} not found"))
 }
 
-fn today() -> NaiveDate {
-    chrono::Utc::now().date_naive()
-}
-
 /// A `Y-m-d` date, strictly: four-digit year, two-digit month and day, a real day.
 fn date(query: &Query, name: &str, today: NaiveDate) -> Result<NaiveDate, Refusal> {
     let Some(text) = query.get(name) else {
@@ -94,7 +90,7 @@ fn date(query: &Query, name: &str, today: NaiveDate) -> Result<NaiveDate, Refusa
         })
 }
 
-fn range(query: &Query, today: NaiveDate) -> Result<Range, Refusal> {
+fn range(query: &Query, app: &App, today: NaiveDate) -> Result<Range, Refusal> {
     let start = date(query, "start_date", today)?;
     let end = date(query, "end_date", today)?;
     if start > end {
@@ -106,7 +102,11 @@ fn range(query: &Query, today: NaiveDate) -> Result<Range, Refusal> {
             "date range start_date {start} to end_date {end} is {days} days; at most {MAX_RANGE_DAYS} allowed"
         )));
     }
-    Ok(Range { start, end })
+    Ok(Range {
+        start,
+        end,
+        utc_offset: app.timezone.local_minus_utc(),
+    })
 }
 
 fn ok_body(body: Bytes) -> Response {
@@ -149,7 +149,7 @@ pub(crate) async fn service_report(
     let task = app.world.service_task(id).ok_or_else(|| task_not_found(id))?;
     let key = ReportKey::Service {
         task: task.id,
-        range: range(&query, today())?,
+        range: range(&query, &app, today_in(app.timezone))?,
     };
     if app.quirks().no_checks {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
@@ -166,8 +166,8 @@ pub(crate) async fn site_report(
     query.authorize(&app)?;
     let id = task_id(&file)?;
     let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
-    let today = today();
-    let range = range(&query, today)?;
+    let today = today_in(app.timezone);
+    let range = range(&query, &app, today)?;
     let monitor = match query.get("monitor") {
         None => None,
         Some(text) => {
@@ -206,8 +206,8 @@ pub(crate) async fn distribution(
     query.authorize(&app)?;
     let id = task_id(&file)?;
     let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
-    let today = today();
-    let range = range(&query, today)?;
+    let today = today_in(app.timezone);
+    let range = range(&query, &app, today)?;
     if app.quirks().no_checks {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
     }

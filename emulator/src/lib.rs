@@ -45,7 +45,7 @@ use tokio::task::JoinHandle;
 pub use app::{Counters, LONGEST_TOKEN_TTL};
 pub use config::{
     Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
-    DEMO_PASSWORD, DEMO_USERNAME,
+    DEMO_PASSWORD, DEMO_USERNAME, SERVICE_TIMEZONE,
 };
 
 use app::App;
@@ -169,6 +169,16 @@ impl Emulator {
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The time zone of its days ([`Config::timezone`]).
+    pub fn timezone(&self) -> chrono::FixedOffset {
+        self.app.timezone
+    }
+
+    /// Today in its time zone: the day it serves when a report's dates are left out.
+    pub fn today(&self) -> chrono::NaiveDate {
+        app::today_in(self.app.timezone)
     }
 
     /// A snapshot of the request counters.

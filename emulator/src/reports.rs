@@ -17,11 +17,13 @@ use crate::catalog::{Metric, AVERAGE_NAME, BUCKETS, FAULT_CAUSES, ONGOING, SERVI
 use crate::rng::{hash, mix, signed_unit, SplitMix};
 use crate::state::{ServiceTask, SiteTask, World};
 
-/// A validated, inclusive range of UTC days.
+/// A validated, inclusive range of days in the emulator's time zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Range {
     pub(crate) start: NaiveDate,
     pub(crate) end: NaiveDate,
+    /// The time zone's offset from UTC, seconds: a day starts at its local midnight.
+    pub(crate) utc_offset: i32,
 }
 
 impl Range {
@@ -36,15 +38,23 @@ impl Range {
 
     /// Unix time just after the range (00:00 of the day after `end`).
     fn end_ts(&self) -> i64 {
-        day_ts(self.end + Days::new(1))
+        self.day_ts(self.end + Days::new(1))
     }
-}
 
-fn day_ts(day: NaiveDate) -> i64 {
-    day.and_hms_opt(0, 0, 0)
-        .expect("midnight exists")
-        .and_utc()
-        .timestamp()
+    /// Unix time of 00:00 of `day` in the range's time zone.
+    fn day_ts(&self, day: NaiveDate) -> i64 {
+        let utc_midnight = day
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight exists")
+            .and_utc()
+            .timestamp();
+        utc_midnight - i64::from(self.utc_offset)
+    }
+
+    /// Minute of the local day at unix time `ts`.
+    fn minute_of_day(&self, ts: i64) -> u32 {
+        ((ts + i64::from(self.utc_offset)).rem_euclid(86400) / 60) as u32
+    }
 }
 
 /// What a report body depends on; the cache key.
@@ -68,10 +78,12 @@ pub(crate) enum ReportKey {
     },
 }
 
-const MAX_ENTRIES: usize = 64;
+/// Enough for the reports of every task of the demo setup (120 service tasks, 5 site tasks)
+/// over one range, as a bulk export asks for them; the byte budget bounds the memory.
+const MAX_ENTRIES: usize = 256;
 const MAX_BYTES: usize = 256 << 20;
 
-/// Bounded cache of generated bodies: at most 64 entries, and entries are evicted
+/// Bounded cache of generated bodies: at most 256 entries, and entries are evicted
 /// (least recently used first) while the finished ones hold more than 256 MiB.
 /// A body is generated once even when several requests for it arrive together.
 #[derive(Default)]
@@ -168,7 +180,7 @@ fn generate(world: &World, key: &ReportKey) -> String {
     }
 }
 
-/// Daily load curve in `[-1, 1]`, peaking at 14:00 UTC.
+/// Daily load curve in `[-1, 1]`, peaking at 14:00 local time.
 fn daily(minute: u32) -> f64 {
     (std::f64::consts::TAU * (minute as f64 - 480.0) / 1440.0).sin()
 }
@@ -297,7 +309,7 @@ fn point_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Optio
                 let minutes = rng.range(1, 6) as i64 * freq.max(5);
                 let checks = (minutes + freq - 1) / freq;
                 let first = rng.below((per_day - checks) as u64) as i64;
-                let start = day_ts(day) + first * freq * 60;
+                let start = range.day_ts(day) + first * freq * 60;
                 Fault {
                     start,
                     end: Some(start + checks * freq * 60),
@@ -316,7 +328,7 @@ fn point_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Optio
         }
     }
     if let Some(today) = today.filter(|_| p == site.ongoing_point) {
-        let start = day_ts(today) + i64::from(site.ongoing_minute) * 60;
+        let start = range.day_ts(today) + i64::from(site.ongoing_minute) * 60;
         faults.retain(|fault| fault.end.is_some_and(|end| end < start));
         faults.push(Fault {
             start,
@@ -348,12 +360,11 @@ fn duration_text(seconds: i64) -> String {
 /// max, avg, min, process, connect, dns, download (the order of the JSON record).
 type Resp = [f64; 7];
 
-/// Response time of point `p` at `ts`, as if the check succeeded.
-fn response(seed: u64, site: &SiteTask, p: usize, ts: i64) -> Resp {
+/// Response time of point `p` at `ts` (local minute `minute`), as if the check succeeded.
+fn response(seed: u64, site: &SiteTask, p: usize, ts: i64, minute: u32) -> Resp {
     let point = &site.points[p];
     let h = hash(&[seed, site.id.into(), point.id.into(), ts as u64]);
     let part = |n: u64| signed_unit(mix(h ^ n));
-    let minute = (ts.rem_euclid(86400) / 60) as u32;
     let mut base = point.base_ms * (1.0 + 0.25 * daily(minute)) * (1.0 + 0.2 * part(1));
     // Now and then a slow check, so the upper distribution buckets fill too.
     if part(2) > 0.97 {
@@ -392,15 +403,16 @@ impl<'a> Sampler<'a> {
 
     fn check_times(&self) -> impl Iterator<Item = i64> {
         let step = i64::from(self.site.frequency) * 60;
-        (day_ts(self.range.start)..self.range.end_ts()).step_by(step as usize)
+        (self.range.day_ts(self.range.start)..self.range.end_ts()).step_by(step as usize)
     }
 
     /// Each point's response at `ts`, `None` where the check failed.
     fn sample(&self, ts: i64, out: &mut Vec<Option<Resp>>) {
         out.clear();
+        let minute = self.range.minute_of_day(ts);
         out.extend((0..self.site.points.len()).map(|p| {
             let down = self.faults[p].iter().any(|fault| fault.covers(ts));
-            (!down).then(|| response(self.seed, self.site, p, ts))
+            (!down).then(|| response(self.seed, self.site, p, ts, minute))
         }));
     }
 }

@@ -50,7 +50,7 @@ pub(crate) struct SiteTask {
     pub(crate) points: Vec<SitePoint>,
     /// Index into `points` of the point whose fault is ongoing today.
     pub(crate) ongoing_point: usize,
-    /// Minute of the UTC day at which today's ongoing fault began.
+    /// Minute of the local day at which today's ongoing fault began.
     pub(crate) ongoing_minute: u32,
 }
 
@@ -74,7 +74,7 @@ struct ListedTask {
 }
 
 impl World {
-    /// `today` (UTC) anchors `last_check_time` in the task list.
+    /// `today` (in the emulator's time zone) anchors `last_check_time` in the task list.
     pub(crate) fn new(config: &Config, today: NaiveDate) -> World {
         let seed = config.seed;
         let (service_tasks, listed) = service_tasks(seed, config.service_tasks, today);

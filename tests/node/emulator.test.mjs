@@ -63,6 +63,23 @@ test('setTokenTtl and setLatency apply from the next request on', async (t) => {
   emu.setLatency(0)
 })
 
+test('the time zone decides the days (+08:00 unless told)', async (t) => {
+  const day = '2026-11-01'
+  /** @type {Array<[string | undefined, number, string]>} */
+  const zones = [[undefined, 8, '+08:00'], ['UTC', 0, '+00:00'], ['-05:30', -5.5, '-05:30']]
+  for (const [timezone, hours, shown] of zones) {
+    const emu = await emulator(t, timezone === undefined ? {} : { timezone })
+    assert.equal(emu.timezone, shown)
+    const report = await emu.client().siteReport(20001, { startDate: day, endDate: day, monitor: 0 })
+    const first = Number(Object.keys(report['0'].uprate)[0])
+    assert.equal(first, Date.UTC(2026, 10, 1) / 1000 - hours * 3600, `${timezone}`)
+  }
+  const bad = await rejects(Emulator.start({ timezone: 'Asia/Shanghai' }), 'INVALID_INPUT')
+  assert.equal(bad.field, 'timezone')
+  assert.match(bad.message, /offset from UTC/)
+  assert.equal((await rejects(Emulator.start({ timezone: /** @type {any} */ (8) }), 'INVALID_INPUT')).field, 'timezone')
+})
+
 test('tokenTtl and latency out of range are INVALID_INPUT naming the option and the rule (never a panic)', async (t) => {
   const ttlRule = /must be a number of seconds from 0 to 4294967295/
   const latencyRule = /must be a number of milliseconds from 0 to 2147483647/

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import urllib.parse
 import urllib.request
@@ -36,6 +37,24 @@ def test_start_options() -> None:
             other_seed = other.client().service_tasks()
         names = [t["task_name"] for t in client.service_tasks()]
         assert names != [t["task_name"] for t in other_seed]
+
+
+def test_the_time_zone_decides_the_days() -> None:
+    day = "2026-11-01"
+    zones = (("+08:00", 8.0, "+08:00"), ("UTC", 0.0, "+00:00"), ("-05:30", -5.5, "-05:30"))
+    for zone, hours, shown in zones:
+        with Emulator(timezone=zone) as emulator:
+            assert emulator.timezone == shown
+            client = emulator.client()
+            report = client.site_report(20001, start_date=day, end_date=day, monitor=0)
+            offset = datetime.timezone(datetime.timedelta(hours=hours))
+            midnight = datetime.datetime(2026, 11, 1, tzinfo=offset)
+            assert int(next(iter(report["0"]["uprate"]))) == int(midnight.timestamp())
+    with Emulator() as emulator:
+        assert emulator.timezone == "+08:00"
+    with pytest.raises(monapi.ValidationError) as caught:
+        Emulator(timezone="Asia/Shanghai")
+    assert caught.value.field == "timezone"
 
 
 def test_knobs_counters_reset_and_stop(emulator: Emulator) -> None:

@@ -135,6 +135,72 @@ where
     }
 }
 
+/// The number a text holds (spaces around it allowed), when it is a finite number: the rule
+/// for measured values sent as strings. `""`, `"n/a"`, `"NaN"` and `"inf"` hold none.
+pub(crate) fn number_in_text(text: &str) -> Option<f64> {
+    trimmed(text).parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// `text` without the white space around it; cheap when it starts and ends with a digit (as
+/// almost every value does), which needs no trimming.
+pub(crate) fn trimmed(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) if first.is_ascii_digit() && last.is_ascii_digit() => text,
+        _ => text.trim(),
+    }
+}
+
+/// A measured value: a JSON number, or a string holding one ([`number_in_text`]). Anything
+/// else (`null`, an empty or non-numeric string, a boolean, a list, an object) is no value,
+/// never an error: one bad cell must not lose a whole report (the tables' rule).
+#[cfg(feature = "arrow")]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Measure(pub(crate) Option<f64>);
+
+#[cfg(feature = "arrow")]
+impl<'de> Deserialize<'de> for Measure {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MeasureVisitor;
+        impl<'de> Visitor<'de> for MeasureVisitor {
+            type Value = Measure;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a measured value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Measure, E> {
+                Ok(Measure(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Measure, E> {
+                Ok(Measure(Some(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Measure, E> {
+                Ok(Measure(Some(v).filter(|v| v.is_finite())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Measure, E> {
+                Ok(Measure(number_in_text(v)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Measure, E> {
+                Ok(Measure(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Measure, E> {
+                Ok(Measure(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Measure, E> {
+                Ok(Measure(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Measure, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Measure(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Measure, A::Error> {
+                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(Measure(None))
+            }
+        }
+        deserializer.deserialize_any(MeasureVisitor)
+    }
+}
+
 /// A text that may arrive as a string or as a number (ids are both, depending on the
 /// endpoint); `null` gives an empty string.
 pub(crate) fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
@@ -273,5 +339,32 @@ mod tests {
         assert_eq!((n.a, n.b, n.c), (12, 3.5, Some(1.0)));
         assert!(serde_json::from_str::<N>(r#"{"a":"x","b":1}"#).is_err());
         assert!(serde_json::from_str::<N>(r#"{"a":1.5,"b":1}"#).is_err());
+    }
+
+    #[cfg(feature = "arrow")]
+    #[test]
+    fn measures_are_numbers_or_nothing() {
+        let values: Vec<Measure> = serde_json::from_str(
+            r#"[1, "2.5", " 3 ", "", "n/a", "NaN", "inf", null, true, [1], {"a": 1}, -0.5]"#,
+        )
+        .unwrap();
+        let values: Vec<_> = values.into_iter().map(|m| m.0).collect();
+        assert_eq!(
+            values,
+            [
+                Some(1.0),
+                Some(2.5),
+                Some(3.0),
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(-0.5)
+            ]
+        );
     }
 }

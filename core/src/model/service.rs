@@ -111,7 +111,7 @@ impl<'de> Deserialize<'de> for ServiceRecord {
                 while let Some((key, value)) = map.next_entry::<String, Value>()? {
                     let number = match &value {
                         Value::Number(n) => n.as_f64(),
-                        Value::String(s) if key != "time" => s.trim().parse::<f64>().ok(),
+                        Value::String(s) if key != "time" => de::number_in_text(s),
                         _ => None,
                     };
                     match (key.as_str(), number, value) {

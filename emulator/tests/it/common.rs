@@ -33,7 +33,9 @@ impl Reply {
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
-        .timeout(Duration::from_secs(30))
+        // Generous: sixteen reports of a megabyte at once from a debug build on a machine busy
+        // with other builds took more than 30 s.
+        .timeout(Duration::from_secs(120))
         .build()
         .unwrap()
 }
@@ -207,23 +209,31 @@ pub fn all_leaves_strings(value: &Value) -> bool {
     }
 }
 
+/// Today in the emulator's default time zone (`+08:00`).
+fn today_date() -> chrono::NaiveDate {
+    chrono::Utc::now()
+        .with_timezone(&monapi_emulator::SERVICE_TIMEZONE)
+        .date_naive()
+}
+
 pub fn yesterday() -> String {
-    (chrono::Utc::now().date_naive() - chrono::Days::new(1))
+    (today_date() - chrono::Days::new(1))
         .format("%Y-%m-%d")
         .to_string()
 }
 
 pub fn today() -> String {
-    chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string()
+    today_date().format("%Y-%m-%d").to_string()
 }
 
-/// Unix time of 00:00 UTC of a `Y-m-d` day.
+/// Unix time of 00:00 of a `Y-m-d` day in the emulator's default time zone (`+08:00`).
 pub fn day_start(day: &str) -> i64 {
     chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
         .unwrap()
         .and_hms_opt(0, 0, 0)
         .unwrap()
-        .and_utc()
+        .and_local_timezone(monapi_emulator::SERVICE_TIMEZONE)
+        .unwrap()
         .timestamp()
 }
 

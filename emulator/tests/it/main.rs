@@ -8,3 +8,4 @@ mod faults;
 mod openapi;
 mod quirks;
 mod state;
+mod timezone;

@@ -197,20 +197,15 @@ async fn concurrent_requests_for_one_report_get_one_body() {
 }
 
 #[tokio::test]
-async fn many_small_requests_are_fast() {
+async fn many_small_requests_on_one_connection() {
+    // Speed is measured in bench/; this checks that 500 requests in a row all get their answer.
     let env = start().await;
     let token = env.login().await;
-    let started = Instant::now();
     for _ in 0..500 {
         let reply = env.get_auth(&token, "/v2/agent/lists.json", &[]).await;
         assert_eq!(reply.status, StatusCode::OK);
     }
-    // Far below the limit on any machine; catches per-request regeneration or locking bugs.
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_eq!(env.emu.counters().agents, 500);
 }
 
 #[tokio::test]

@@ -1,0 +1,460 @@
+//! [`Tables`]: the client's calls that fetch and build tables, one task or many.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use arrow_array::RecordBatch;
+use chrono::{FixedOffset, NaiveDate, Utc};
+use futures::stream::{BoxStream, Stream, StreamExt, TryStreamExt};
+
+use super::SiteTables;
+use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result};
+
+/// Tasks fetched at once by the bulk calls unless [`BulkOptions::concurrency`] says otherwise.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+impl Client {
+    /// The calls that return tables (see [`table`](crate::table)).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// let tasks = client.tables().service_tasks().await?;
+    /// assert_eq!(tasks.num_rows(), 120);
+    /// # Ok(()) }
+    /// ```
+    pub fn tables(&self) -> Tables {
+        Tables { client: self.clone() }
+    }
+}
+
+/// Fetches reports and builds their tables (see [`table`](crate::table) for the schemas).
+/// Cheap to clone; made by [`Client::tables`].
+///
+/// Dates left out of a [`DateRange`] are today in the client's time zone, and are sent as
+/// such, so the dates a table is built with are the dates the service was asked for.
+#[derive(Clone, Debug)]
+pub struct Tables {
+    client: Client,
+}
+
+/// Which service tasks a bulk call fetches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskIds {
+    /// Every task of the service task list (all pages, listed first).
+    All,
+    /// These tasks, in this order.
+    Ids(Vec<u64>),
+}
+
+impl From<Vec<u64>> for TaskIds {
+    fn from(ids: Vec<u64>) -> Self {
+        TaskIds::Ids(ids)
+    }
+}
+
+impl From<&[u64]> for TaskIds {
+    fn from(ids: &[u64]) -> Self {
+        TaskIds::Ids(ids.to_vec())
+    }
+}
+
+/// How far a bulk call has come, handed to [`BulkOptions::on_progress`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Tasks finished, whether they succeeded or failed.
+    pub done: usize,
+    /// Tasks in the call.
+    pub total: usize,
+    /// Tasks that failed so far.
+    pub failed: usize,
+    /// Bytes of the bodies received so far.
+    pub bytes: u64,
+    /// Rows of the tables built so far (for a site report, all three tables).
+    pub rows: u64,
+}
+
+/// A function called with the [`Progress`] of a bulk call: once before the first task
+/// (`done` 0), then each time a task finishes. It runs inside the call's future: keep it
+/// short.
+pub type ProgressCallback = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Settings of a bulk call: how many tasks are fetched at once, and who hears of progress.
+///
+/// ```
+/// let options = monapi::table::BulkOptions::new()
+///     .concurrency(4)
+///     .on_progress(|p| eprintln!("{}/{} tasks, {} bytes", p.done, p.total, p.bytes));
+/// ```
+#[derive(Clone)]
+pub struct BulkOptions {
+    concurrency: usize,
+    on_progress: Option<ProgressCallback>,
+}
+
+impl Default for BulkOptions {
+    fn default() -> Self {
+        BulkOptions {
+            concurrency: DEFAULT_CONCURRENCY,
+            on_progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for BulkOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BulkOptions")
+            .field("concurrency", &self.concurrency)
+            .field("on_progress", &self.on_progress.is_some())
+            .finish()
+    }
+}
+
+impl BulkOptions {
+    /// The defaults: [`DEFAULT_CONCURRENCY`] tasks at once, no progress callback.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many tasks are fetched at once (1 or more; 0 is refused by the call).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// Called with the progress: once at the start, then after each task.
+    pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.concurrency == 0 {
+            return Err(Error::invalid_input(
+                None,
+                "concurrency",
+                "must be 1 or more (the number of tasks fetched at once)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a bulk call brings back: the table of every task that succeeded, in the order the
+/// tasks were asked for (each exactly what the single call gives), and every task that
+/// failed with its error. Together they hold every task asked for, once.
+#[derive(Debug)]
+pub struct BulkTables<T> {
+    /// `(task_id, table)` of each task that succeeded, in task order.
+    pub tables: Vec<(u64, T)>,
+    /// `(task_id, error)` of each task that failed, in task order.
+    pub failures: Vec<(u64, Error)>,
+}
+
+/// The tasks of a bulk call as they finish, in task order: `(task_id, table or error)`.
+/// Fetches run only while the stream is polled, at most the concurrency at once; dropping the
+/// stream stops every fetch in flight (nothing runs on after it).
+pub struct BulkStream<T> {
+    total: usize,
+    inner: BoxStream<'static, (u64, Result<T>)>,
+}
+
+impl<T> fmt::Debug for BulkStream<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BulkStream")
+            .field("total", &self.total)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> BulkStream<T> {
+    /// How many tasks the stream yields.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Every task's outcome: the tables of those that succeeded, the errors of the others.
+    pub async fn collect(self) -> BulkTables<T> {
+        let mut bulk = BulkTables {
+            tables: Vec::new(),
+            failures: Vec::new(),
+        };
+        let mut stream = self.inner;
+        while let Some((task_id, result)) = stream.next().await {
+            match result {
+                Ok(table) => bulk.tables.push((task_id, table)),
+                Err(error) => bulk.failures.push((task_id, error)),
+            }
+        }
+        bulk
+    }
+}
+
+impl<T> Stream for BulkStream<T> {
+    type Item = (u64, Result<T>);
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.poll_next_unpin(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// A table with what it cost, for the progress.
+struct Fetched<T> {
+    table: T,
+    bytes: usize,
+    rows: usize,
+}
+
+impl Tables {
+    /// The time zone of the tables' timestamps and of "today" (the client's).
+    pub fn timezone(&self) -> FixedOffset {
+        self.client.timezone()
+    }
+
+    /// Every service task (all pages) as one table.
+    pub async fn service_tasks(&self) -> Result<RecordBatch> {
+        let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
+        Ok(super::service_tasks(&tasks, self.timezone()))
+    }
+
+    /// The long table of a service task's report over `range`.
+    pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
+        let range = self.resolve(range)?;
+        Ok(service_report(&self.client, task_id, range).await?.table)
+    }
+
+    /// The three tables of a site task's report over `range`, for the points `monitor`
+    /// selects.
+    pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteTables> {
+        let range = self.resolve(range)?;
+        Ok(site_report(&self.client, task_id, range, monitor).await?.table)
+    }
+
+    /// The response-time distribution of a site task over `range`.
+    pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
+        let range = self.resolve(range)?;
+        let request = Request::ResponseTimeDistribution { task_id, range };
+        let raw = self.client.execute(&request).await?;
+        super::distribution::build(task_id, raw.body()).map_err(|e| raw.decode_error(e))
+    }
+
+    /// The service reports of many tasks over one `range`: see [`BulkTables`].
+    ///
+    /// Input is checked, a token obtained and (for [`TaskIds::All`]) the task list read
+    /// before any report is asked for; a failure there is the call's error. After that, a
+    /// task that fails is listed in [`BulkTables::failures`] and the others go on.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// use monapi::table::BulkOptions;
+    /// use monapi::DateRange;
+    ///
+    /// let range = DateRange::parse(Some("2026-11-01"), Some("2026-11-01"))?;
+    /// let bulk = client
+    ///     .tables()
+    ///     .service_reports(vec![10001, 10002, 999], range, BulkOptions::new().concurrency(2))
+    ///     .await?;
+    /// assert_eq!(bulk.tables.len(), 2);
+    /// assert_eq!(bulk.failures[0].0, 999); // no such task
+    /// # Ok(()) }
+    /// ```
+    pub async fn service_reports(
+        &self,
+        tasks: impl Into<TaskIds>,
+        range: DateRange,
+        options: BulkOptions,
+    ) -> Result<BulkTables<RecordBatch>> {
+        Ok(self
+            .service_reports_stream(tasks, range, options)
+            .await?
+            .collect()
+            .await)
+    }
+
+    /// [`service_reports`](Tables::service_reports) as a stream of each task's outcome, in
+    /// task order, for callers that write tables as they come.
+    pub async fn service_reports_stream(
+        &self,
+        tasks: impl Into<TaskIds>,
+        range: DateRange,
+        options: BulkOptions,
+    ) -> Result<BulkStream<RecordBatch>> {
+        options.validate()?;
+        let range = self.resolve(range)?;
+        let task_ids = match tasks.into() {
+            TaskIds::Ids(ids) => ids,
+            TaskIds::All => {
+                let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
+                tasks.into_iter().map(|task| task.task_id).collect()
+            }
+        };
+        self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
+            .await?;
+        let client = self.client.clone();
+        Ok(bulk(task_ids, &options, move |task_id| {
+            let client = client.clone();
+            async move { service_report(&client, task_id, range).await }
+        }))
+    }
+
+    /// The site reports of many tasks over one `range` (the same `monitor` for all): see
+    /// [`BulkTables`] and [`service_reports`](Tables::service_reports).
+    pub async fn site_reports(
+        &self,
+        task_ids: &[u64],
+        range: DateRange,
+        monitor: Monitor,
+        options: BulkOptions,
+    ) -> Result<BulkTables<SiteTables>> {
+        Ok(self
+            .site_reports_stream(task_ids, range, monitor, options)
+            .await?
+            .collect()
+            .await)
+    }
+
+    /// [`site_reports`](Tables::site_reports) as a stream of each task's outcome, in task
+    /// order.
+    pub async fn site_reports_stream(
+        &self,
+        task_ids: &[u64],
+        range: DateRange,
+        monitor: Monitor,
+        options: BulkOptions,
+    ) -> Result<BulkStream<SiteTables>> {
+        options.validate()?;
+        let range = self.resolve(range)?;
+        self.ready(task_ids, |task_id| Request::SiteReport {
+            task_id,
+            range,
+            monitor,
+        })
+        .await?;
+        let client = self.client.clone();
+        Ok(bulk(task_ids.to_vec(), &options, move |task_id| {
+            let client = client.clone();
+            async move { site_report(&client, task_id, range, monitor).await }
+        }))
+    }
+
+    /// Checks every task's request (nothing is sent when one is bad), then makes sure of a
+    /// token, so that wrong credentials fail the call once rather than every task.
+    async fn ready(&self, task_ids: &[u64], request: impl Fn(u64) -> Request) -> Result<()> {
+        for &task_id in task_ids {
+            request(task_id).prepare()?;
+        }
+        self.client.ensure_token().await
+    }
+
+    /// Both dates, today (in the client's time zone) for those left out.
+    fn resolve(&self, range: DateRange) -> Result<DateRange> {
+        let today = Utc::now().with_timezone(&self.timezone()).date_naive();
+        let range = DateRange::new(range.start.unwrap_or(today), range.end.unwrap_or(today));
+        range.validate()?;
+        Ok(range)
+    }
+}
+
+/// The first day of a range [`Tables::resolve`] made.
+fn first_day(range: DateRange) -> NaiveDate {
+    range.start.expect("resolved ranges have both dates")
+}
+
+async fn service_report(client: &Client, task_id: u64, range: DateRange) -> Result<Fetched<RecordBatch>> {
+    let raw = client.execute(&Request::ServiceReport { task_id, range }).await?;
+    let table = super::service::build(task_id, raw.body(), first_day(range), client.timezone())
+        .map_err(|e| raw.decode_error(e))?;
+    Ok(fetched(&raw, table.num_rows(), table))
+}
+
+async fn site_report(
+    client: &Client,
+    task_id: u64,
+    range: DateRange,
+    monitor: Monitor,
+) -> Result<Fetched<SiteTables>> {
+    let request = Request::SiteReport {
+        task_id,
+        range,
+        monitor,
+    };
+    let raw = client.execute(&request).await?;
+    let tables =
+        super::site::build(task_id, raw.body(), client.timezone()).map_err(|e| raw.decode_error(e))?;
+    let rows = tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
+    Ok(fetched(&raw, rows, tables))
+}
+
+fn fetched<T>(raw: &RawResponse, rows: usize, table: T) -> Fetched<T> {
+    Fetched {
+        table,
+        bytes: raw.body().len(),
+        rows,
+    }
+}
+
+/// Runs `fetch` for each task, at most `options.concurrency` at once, yielding in task order.
+/// Everything in flight is owned by the returned stream (no spawned task), so dropping it
+/// cancels every fetch.
+fn bulk<T, F, Fut>(task_ids: Vec<u64>, options: &BulkOptions, fetch: F) -> BulkStream<T>
+where
+    T: Send + 'static,
+    F: Fn(u64) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Fetched<T>>> + Send + 'static,
+{
+    let total = task_ids.len();
+    let progress = Arc::new(Mutex::new(Progress {
+        total,
+        ..Progress::default()
+    }));
+    let callback = options.on_progress.clone();
+    if let Some(callback) = &callback {
+        callback(Progress {
+            total,
+            ..Progress::default()
+        });
+    }
+    let inner = futures::stream::iter(task_ids)
+        .map(move |task_id| {
+            let fetching = fetch(task_id);
+            let progress = progress.clone();
+            let callback = callback.clone();
+            async move {
+                let result = fetching.await;
+                let now = {
+                    let mut progress = progress.lock().unwrap_or_else(|e| e.into_inner());
+                    progress.done += 1;
+                    match &result {
+                        Ok(fetched) => {
+                            progress.bytes += fetched.bytes as u64;
+                            progress.rows += fetched.rows as u64;
+                        }
+                        Err(_) => progress.failed += 1,
+                    }
+                    *progress
+                };
+                if let Some(callback) = &callback {
+                    callback(now);
+                }
+                (task_id, result.map(|fetched| fetched.table))
+            }
+        })
+        .buffered(options.concurrency)
+        .boxed();
+    BulkStream { total, inner }
+}

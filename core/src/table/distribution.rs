@@ -1,0 +1,50 @@
+//! The response-time distribution table.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{Float64Array, RecordBatch, UInt32Array, UInt64Array};
+use serde::de::DeserializeSeed;
+use serde::Deserialize;
+
+use crate::model::de::{self as lenient, Measure};
+
+/// One bucket, with the typed model's rules for the bounds and the count, and `percent` as a
+/// measured value (null when it is empty or not a number).
+#[derive(Deserialize)]
+struct Bucket {
+    #[serde(deserialize_with = "lenient::number")]
+    start: u32,
+    #[serde(deserialize_with = "lenient::number")]
+    end: u32,
+    #[serde(deserialize_with = "lenient::number")]
+    count: u64,
+    #[serde(default)]
+    percent: Measure,
+}
+
+/// Lower bound to bucket; PHP's `[]` is no bucket.
+struct Buckets;
+
+impl<'de> DeserializeSeed<'de> for Buckets {
+    type Value = BTreeMap<u64, Bucket>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        lenient::map(deserializer)
+    }
+}
+
+pub(super) fn build(task_id: u64, body: &[u8]) -> serde_json::Result<RecordBatch> {
+    let buckets = super::decode(body, Buckets)?;
+    let buckets: Vec<&Bucket> = buckets.values().collect();
+    Ok(RecordBatch::try_new(
+        super::distribution_schema(),
+        vec![
+            Arc::new(UInt64Array::from(vec![task_id; buckets.len()])),
+            Arc::new(buckets.iter().map(|b| b.start).collect::<UInt32Array>()),
+            Arc::new(buckets.iter().map(|b| b.end).collect::<UInt32Array>()),
+            Arc::new(buckets.iter().map(|b| b.count).collect::<UInt64Array>()),
+            Arc::new(buckets.iter().map(|b| b.percent.0).collect::<Float64Array>()),
+        ],
+    )
+    .expect("the columns follow the schema"))
+}
