@@ -474,6 +474,7 @@ impl ClientBuilder {
                 auth,
                 settings,
             }),
+            timeout: None,
         })
     }
 }

@@ -227,6 +227,7 @@ impl Request {
             form,
             batch_len,
             retry: Retry::of(&self.endpoint()),
+            timeout: None,
         })
     }
 }

@@ -42,6 +42,9 @@ pub(crate) struct Prepared {
     pub form: Option<String>,
     /// Lines in a create batch (to report a partial failure).
     pub batch_len: usize,
+    /// The overall timeout of each exchange of this call, when it is not the client's
+    /// ([`Client::with_timeout`](crate::Client::with_timeout)).
+    pub timeout: Option<Duration>,
     /// After which failures the request may be sent again.
     pub retry: Retry,
 }
@@ -301,6 +304,9 @@ impl Transport {
         if let Some(token) = token {
             builder = builder.query(&[("access_token", token.expose())]);
         }
+        if let Some(timeout) = request.timeout {
+            builder = builder.timeout(timeout);
+        }
         if request.method == Method::Post {
             builder = builder
                 .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -310,13 +316,13 @@ impl Transport {
         let response = builder
             .send()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let body = response
             .bytes()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         let error_page = (200..300).contains(&status) && looks_like_error_page(&body);
         tracing::debug!(
             target: "monapi",
@@ -432,7 +438,8 @@ impl Transport {
         }
     }
 
-    fn transport_failure(&self, endpoint: &Endpoint, error: &reqwest::Error) -> Failure {
+    fn transport_failure(&self, request: &Prepared, error: &reqwest::Error) -> Failure {
+        let endpoint = &request.endpoint;
         let unsent = error.is_connect();
         let cut_short = error.is_body() || error.is_decode();
         let (error, transient) = if error.is_timeout() {
@@ -441,7 +448,7 @@ impl Transport {
             let after = if unsent {
                 self.connect_timeout
             } else {
-                self.timeout
+                request.timeout.unwrap_or(self.timeout)
             };
             let error = Error::Timeout {
                 endpoint: endpoint.clone(),
