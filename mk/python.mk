@@ -9,9 +9,10 @@
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
-#   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff; needs
-#                 node_modules too (node-env): the packaging tests run scripts/set-version.sh,
-#                 which asks napi-rs's CLI for the npm platforms
+#   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
+#                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
+#                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
+#                 npm platforms
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
 #   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
 #                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
@@ -85,6 +86,8 @@ python-musl: python-env
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
 python-test: python-dist node-env
+	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
+	$(CARGO) build -p monapi-cli --bin monapi
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)

@@ -72,8 +72,9 @@ pub fn raw_request(
 /// connect_timeout : float, optional
 ///     Seconds to make a connection (default 10; bounded as ``timeout``).
 /// max_retries : int, optional
-///     Retries of a read after a connection error, 429 or 502/503/504: 0 to 100 (default
-///     2). A create is never repeated once it may have reached the service.
+///     Retries of a read after a transient failure (a connection that failed or broke, a
+///     body cut short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON): 0 to 100
+///     (default 2). A create is never repeated once it may have reached the service.
 /// user_agent : str, optional
 ///     The ``User-Agent`` header (default ``monapi-python/<version>``).
 ///
