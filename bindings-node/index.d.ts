@@ -300,8 +300,10 @@ export interface ServerTaskInput {
  * `AUTH_ERROR`: another OAuth error (e.g. a fresh token rejected with `invalid_token`);
  * `API_ERROR`: the service answered with an error; `PARTIAL_CREATE`: some tasks of a create
  * batch failed, all others were created; `INVALID_INPUT`: bad input, nothing was sent;
- * `TIMEOUT`; `CONNECTION`; `DECODE`: the answer is not the JSON expected; `INTERNAL`: a bug in
- * the native module (a panic), reported as an error instead of a crash.
+ * `TIMEOUT`; `CONNECTION`; `DECODE`: the answer is not the JSON expected; `ABORTED`: the
+ * call's `signal` aborted it; `PARTIAL_RESULT`: some tasks of a bulk table call failed (the
+ * error carries `result` and `failures`); `INTERNAL`: a bug in the native module (a panic),
+ * reported as an error instead of a crash.
  */
 export type MonapiErrorCode =
   | 'AUTH_INVALID_CLIENT'
@@ -313,6 +315,8 @@ export type MonapiErrorCode =
   | 'TIMEOUT'
   | 'CONNECTION'
   | 'DECODE'
+  | 'ABORTED'
+  | 'PARTIAL_RESULT'
   | 'INTERNAL'
 
 /** Every code, in a frozen array. */
@@ -345,6 +349,8 @@ export interface MonapiErrorFields {
   endpoint?: string | null
   retryAfterMs?: number | null
   timeoutMs?: number | null
+  failures?: TaskFailure[] | null
+  result?: unknown
 }
 
 /**
@@ -408,6 +414,13 @@ export declare class MonapiError extends Error {
   readonly retryAfterMs: number | null
   /** `TIMEOUT`: the timeout that ran out, in milliseconds. */
   readonly timeoutMs: number | null
+  /** `PARTIAL_RESULT`: every task that failed, with its error. */
+  failures: TaskFailure[] | null
+  /**
+   * `PARTIAL_RESULT`: what the call would have resolved with (the tables of the tasks that
+   * succeeded, and `failures`): a {@link ServiceReportsResult} or a {@link SiteReportsResult}.
+   */
+  result: unknown
 }
 
 // ---------------------------------------------------------------------------------------
@@ -451,10 +464,53 @@ export interface ClientOptions {
   maxRetries?: number
   /** The `User-Agent` header (default `monapi-node/<version>`). */
   userAgent?: string
+  /**
+   * The service's time zone, as an offset from UTC (`+08:00`, `-05:30`, `UTC`); default
+   * `+08:00`, China Standard Time. It says which instant a report's day and `HH:MM` are, in
+   * the tables, and which day "today" is.
+   */
+  timezone?: string
+  /**
+   * How much the client logs to {@link ClientOptions.logger}: `'off'`, `'error'`, `'warn'`,
+   * `'info'` or `'debug'` (each request, retry and token renewal). Default: the
+   * `MONAPI_LOG` environment variable, else `'warn'`. Secrets never appear in a log line.
+   */
+  logLevel?: LogLevel
+  /**
+   * Receives the client's log lines (`monapi: ...`), each by the method of its level; default
+   * `console`. Lines arrive on the main thread shortly after the event; logging never blocks
+   * a call and never keeps the process alive.
+   */
+  logger?: Logger
+}
+
+/** A level of {@link ClientOptions.logLevel}. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug'
+
+/** Anything with console's logging methods (`console`, pino, winston...). */
+export interface Logger {
+  error(message: string): unknown
+  warn(message: string): unknown
+  info(message: string): unknown
+  debug(message: string): unknown
+}
+
+/**
+ * What every call takes besides its own options: a `signal` to abort it and its own timeout.
+ */
+export interface CallOptions {
+  /**
+   * Aborts the call: its Promise rejects at once with an `ABORTED` {@link MonapiError}, and
+   * the request in flight (for a bulk call, every task still to come) is dropped. A signal
+   * already aborted rejects before anything is sent.
+   */
+  signal?: AbortSignal
+  /** This call's timeout of each HTTP exchange, in milliseconds (instead of the client's `timeoutMs`). */
+  timeoutMs?: number
 }
 
 /** A period of whole days; an omitted date means the current day (the service's default). */
-export interface DateRangeOptions {
+export interface DateRangeOptions extends CallOptions {
   startDate?: Day
   endDate?: Day
 }
@@ -466,7 +522,7 @@ export interface SiteReportOptions extends DateRangeOptions {
 }
 
 /** Options of {@link Client.request}. */
-export interface RequestOptions {
+export interface RequestOptions extends CallOptions {
   /** `GET` (retried as reads are) or `POST` (never repeated once it may have reached the service). */
   method: 'GET' | 'POST' | 'get' | 'post'
   /** The path under the base URL, e.g. `/v2/site/lists.json` (no scheme, host or query). */
@@ -478,7 +534,7 @@ export interface RequestOptions {
 }
 
 /** Options of {@link Client.serviceTasks}. */
-export interface PageOptions {
+export interface PageOptions extends CallOptions {
   /** Page number, from 1 (default 1); a page holds up to {@link PAGE_SIZE} tasks. */
   page?: number
 }
@@ -543,6 +599,27 @@ export declare class Client {
   get baseUrl(): string
 
   /**
+   * The service's time zone ({@link ClientOptions.timezone}), e.g. `+08:00`.
+   *
+   * @example
+   * ```js
+   * console.log(client.timezone) // '+08:00'
+   * ```
+   */
+  get timezone(): string
+
+  /**
+   * The calls that return the service's data as typed tables ({@link Tables}).
+   *
+   * @example
+   * ```js
+   * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01' })
+   * const values = report.column('value') // Float64Array
+   * ```
+   */
+  get tables(): Tables
+
+  /**
    * Whether {@link Client.close} was called.
    *
    * @example
@@ -563,7 +640,7 @@ export declare class Client {
    * console.log(`expires in ${token.expires_in} s`)
    * ```
    */
-  login(): Promise<Token>
+  login(options?: CallOptions): Promise<Token>
 
   /**
    * Gets a new token with the refresh grant now and resolves with it.
@@ -574,7 +651,7 @@ export declare class Client {
    * const token = await client.refresh()
    * ```
    */
-  refresh(): Promise<Token>
+  refresh(options?: CallOptions): Promise<Token>
 
   /**
    * Creates server monitoring tasks in one batch. The whole batch is checked against the
@@ -594,7 +671,7 @@ export declare class Client {
    * console.log(created[0].task_id)
    * ```
    */
-  createServerTasks(tasks: ServerTaskInput[]): Promise<CreatedTask[]>
+  createServerTasks(tasks: ServerTaskInput[], options?: CallOptions): Promise<CreatedTask[]>
 
   /**
    * One page (from 1) of the service task list; a page holds up to {@link PAGE_SIZE} tasks.
@@ -620,7 +697,7 @@ export declare class Client {
    * }
    * ```
    */
-  iterServiceTasks(): AsyncGenerator<ServiceTask, void, undefined>
+  iterServiceTasks(options?: CallOptions): AsyncGenerator<ServiceTask, void, undefined>
 
   /**
    * The collector agents, keyed by agent id, with their plugins.
@@ -632,7 +709,7 @@ export declare class Client {
    * }
    * ```
    */
-  agents(): Promise<Agents>
+  agents(options?: CallOptions): Promise<Agents>
 
   /**
    * The report of a service task over whole days (default: today).
@@ -694,6 +771,318 @@ export declare class Client {
    * ```
    */
   close(): Promise<void>
+}
+
+// ---------------------------------------------------------------------------------------
+// Tables
+// ---------------------------------------------------------------------------------------
+
+/** A row of {@link Tables.serviceTasks}. */
+export interface ServiceTaskRow {
+  task_id: number
+  task_name: string
+  task_type: string
+  /** Minutes; `null` when the service sent none or not a number. */
+  frequency: number | null
+  last_check_time: Date | null
+  task_status: string
+}
+
+/** A row of {@link Tables.serviceReport}: one metric of one record (the long form). */
+export interface ServiceReportRow {
+  task_id: number
+  /** The series key, e.g. `apache_rps`. */
+  series: string
+  /** The record's instant (its day counted from `startDate`), `null` without a readable time. */
+  time: Date | null
+  /** The field, e.g. `rps`. */
+  metric: string
+  /** `null` where the service sent an empty or non-numeric value. */
+  value: number | null
+}
+
+/** A row of a site report's availability table. */
+export interface SiteAvailabilityRow {
+  task_id: number
+  /** `0` is the average of all points. */
+  monitor_id: number
+  /** The point's name as sent (e.g. `平均` for the average). */
+  monitor: string
+  time: Date
+  /** Percent. */
+  uprate: number | null
+}
+
+/** A row of a site report's response-time table (milliseconds). */
+export interface SiteResponseTimeRow {
+  task_id: number
+  monitor_id: number
+  monitor: string
+  time: Date
+  resptime_max: number | null
+  resptime_avg: number | null
+  resptime_min: number | null
+  resp_process_time: number | null
+  resp_connect_time: number | null
+  resp_dns_time: number | null
+  resp_download_time: number | null
+}
+
+/** A row of a site report's faults table. */
+export interface SiteFaultRow {
+  task_id: number
+  monitor_id: number
+  monitor: string
+  start_time: Date
+  /** `null` while the fault goes on. */
+  end_time: Date | null
+  ongoing: boolean
+  /** `end_time - start_time` in seconds, `null` while the fault goes on. */
+  duration_s: number | null
+  /** The service's `fault_status`. */
+  cause: string
+  diff_time: string
+  current_fault_period: string
+}
+
+/** A row of {@link Tables.responseTimeDistribution}: one bucket. */
+export interface DistributionRow {
+  task_id: number
+  start_ms: number
+  end_ms: number
+  count: number
+  percent: number | null
+}
+
+/**
+ * The typed array {@link Table.column} gives for a column whose rows hold `T`: ids
+ * (`task_id`) as a `BigUint64Array` (exact); every other number and every time as a
+ * `Float64Array` (times in milliseconds since the epoch, as `Date.getTime()`; null as `NaN`);
+ * texts and booleans as arrays (null as `null`).
+ */
+export type ColumnOf<K, T> = K extends 'task_id'
+  ? BigUint64Array
+  : [T] extends [number | null]
+    ? Float64Array
+    : [T] extends [Date | null]
+      ? Float64Array
+      : Array<T>
+
+/** A column's name, its Arrow type (e.g. `Timestamp(s, "+08:00")`) and whether it holds nulls. */
+export interface TableField {
+  readonly name: string
+  readonly type: string
+  readonly nullable: boolean
+}
+
+/** The columns of a {@link Table}, in order. */
+export interface TableSchema {
+  readonly fields: readonly TableField[]
+}
+
+/**
+ * A table of the service's data, built once by the Rust core (numbers parsed, times read in
+ * the service's time zone, nulls where the service sent nothing usable) and held in native
+ * memory. Read it as rows, as typed columns, or as Arrow IPC bytes for apache-arrow,
+ * nodejs-polars or DuckDB. Made by the calls of {@link Client.tables}.
+ *
+ * @example
+ * ```js
+ * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-30' })
+ * console.log(report.numRows, report.schema.fields.map((f) => f.name))
+ * const values = report.column('value') // Float64Array, NaN where null
+ * ```
+ */
+export declare class Table<Row extends object = Record<string, unknown>> {
+  private constructor()
+  /**
+   * How many rows.
+   *
+   * @example
+   * ```js
+   * console.log(table.numRows)
+   * ```
+   */
+  get numRows(): number
+  /**
+   * The columns' names and Arrow types, in order.
+   *
+   * @example
+   * ```js
+   * for (const field of table.schema.fields) console.log(field.name, field.type)
+   * ```
+   */
+  get schema(): TableSchema
+  /**
+   * The rows as plain objects keyed by column: numbers, `Date`s for times, `null` where a
+   * value is missing (ids as numbers: exact up to 2^53; {@link Table.column} gives them exactly).
+   * Consecutive rows of the same instant (the metrics of one record) share one `Date` object:
+   * treat the Dates as values and do not mutate them.
+   *
+   * @example
+   * ```js
+   * for (const row of table.toRows()) console.log(row.time?.toISOString(), row.metric, row.value)
+   * ```
+   */
+  toRows(): Row[]
+  /**
+   * One column as a typed array (see {@link ColumnOf}); a fresh copy at each call.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` for a name that is not a column.
+   * @example
+   * ```js
+   * const values = table.column('value')
+   * let sum = 0
+   * for (const v of values) if (!Number.isNaN(v)) sum += v
+   * ```
+   */
+  column<K extends keyof Row & string>(name: K): ColumnOf<K, Row[K]>
+  /**
+   * The table in the Arrow IPC stream format, for apache-arrow (`tableFromIPC`),
+   * nodejs-polars (`readIPCStream`) or DuckDB.
+   *
+   * @example
+   * ```js
+   * import { tableFromIPC } from 'apache-arrow'
+   * const arrow = tableFromIPC(table.toArrowIPC())
+   * ```
+   */
+  toArrowIPC(): Uint8Array
+}
+
+/** The three tables of a site report. */
+export interface SiteTables {
+  availability: Table<SiteAvailabilityRow>
+  responseTime: Table<SiteResponseTimeRow>
+  faults: Table<SiteFaultRow>
+}
+
+/** How far a bulk call has come, given to `onProgress`: at the start, then after each task. */
+export interface BulkProgress {
+  /** Tasks finished (succeeded or failed). */
+  readonly done: number
+  /** Tasks in the call. */
+  readonly total: number
+  /** Tasks that failed so far. */
+  readonly failed: number
+  /** Bytes of the answers so far. */
+  readonly bytes: number
+  /** Rows of the tables built so far. */
+  readonly rows: number
+}
+
+/** A task of a bulk call that failed, and why. */
+export interface TaskFailure {
+  taskId: number
+  error: MonapiError
+}
+
+/** Options of the bulk calls. */
+export interface BulkOptions extends DateRangeOptions {
+  /** Tasks fetched at once: 1 to 256 (default 8). */
+  concurrency?: number
+  /** Called with the progress (on the main thread, shortly after each task). */
+  onProgress?: (progress: BulkProgress) => void
+  /**
+   * `'throw'` (default): when a task fails, the call rejects with a `PARTIAL_RESULT`
+   * {@link MonapiError} carrying `result` (the tables of every task that succeeded) and
+   * `failures`; `'collect'`: the call resolves with both.
+   */
+  errors?: 'throw' | 'collect'
+}
+
+/** Options of {@link Tables.serviceReports}. */
+export interface ServiceReportsOptions extends BulkOptions {
+  /** The service tasks (default: every task of the list, read first). */
+  taskIds?: Id[]
+}
+
+/** Options of {@link Tables.siteReports}. */
+export interface SiteReportsOptions extends BulkOptions {
+  /** The site tasks. */
+  taskIds: Id[]
+  /** As in {@link SiteReportOptions.monitor}, the same for every task. */
+  monitor?: Id
+}
+
+/** What {@link Tables.serviceReports} resolves with. */
+export interface ServiceReportsResult {
+  /** The rows of every task that succeeded, in task order: each task's rows as its single call gives them. */
+  table: Table<ServiceReportRow>
+  /** The tasks that failed (empty when all succeeded). */
+  failures: TaskFailure[]
+}
+
+/** What {@link Tables.siteReports} resolves with. */
+export interface SiteReportsResult extends SiteTables {
+  /** The tasks that failed (empty when all succeeded). */
+  failures: TaskFailure[]
+}
+
+/**
+ * The calls that return tables: {@link Client.tables}. Each takes the options of the call it
+ * mirrors, with `signal` and `timeoutMs`.
+ */
+export interface Tables {
+  /**
+   * Every service task (all pages) as one table.
+   *
+   * @example
+   * ```js
+   * const tasks = await client.tables.serviceTasks()
+   * ```
+   */
+  serviceTasks(options?: CallOptions): Promise<Table<ServiceTaskRow>>
+  /**
+   * A service task's report as the long table: one row per record and metric.
+   *
+   * @example
+   * ```js
+   * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-30' })
+   * ```
+   */
+  serviceReport(taskId: Id, options?: DateRangeOptions): Promise<Table<ServiceReportRow>>
+  /**
+   * A site task's report as its three tables.
+   *
+   * @example
+   * ```js
+   * const { availability, responseTime, faults } = await client.tables.siteReport(20001, { monitor: 0 })
+   * ```
+   */
+  siteReport(taskId: Id, options?: SiteReportOptions): Promise<SiteTables>
+  /**
+   * A site task's response-time distribution, buckets by lower bound.
+   *
+   * @example
+   * ```js
+   * const buckets = await client.tables.responseTimeDistribution(20001)
+   * ```
+   */
+  responseTimeDistribution(taskId: Id, options?: DateRangeOptions): Promise<Table<DistributionRow>>
+  /**
+   * The service reports of many tasks at once (bounded concurrency), as one table. A task that
+   * fails never loses the others: see {@link BulkOptions.errors}. Aborting stops every fetch.
+   *
+   * @throws {MonapiError} `PARTIAL_RESULT` (unless `errors: 'collect'`) with `result` and `failures`.
+   * @example
+   * ```js
+   * const { table, failures } = await client.tables.serviceReports({
+   *   taskIds: [10001, 10002], startDate: '2026-11-01', concurrency: 4, errors: 'collect',
+   *   onProgress: (p) => console.log(`${p.done}/${p.total}`),
+   * })
+   * ```
+   */
+  serviceReports(options?: ServiceReportsOptions): Promise<ServiceReportsResult>
+  /**
+   * The site reports of many tasks at once, as three tables; see {@link Tables.serviceReports}.
+   *
+   * @example
+   * ```js
+   * const { availability, failures } = await client.tables.siteReports({ taskIds: [20001, 20002], monitor: 0 })
+   * ```
+   */
+  siteReports(options: SiteReportsOptions): Promise<SiteReportsResult>
 }
 
 // ---------------------------------------------------------------------------------------

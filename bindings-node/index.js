@@ -13,19 +13,8 @@ const native = require('./native.js')
 
 const MARK = 'monapi-error:'
 
-/** Every `code` a MonapiError can carry. */
-const ERROR_CODES = Object.freeze([
-  'AUTH_INVALID_CLIENT',
-  'AUTH_INVALID_GRANT',
-  'AUTH_ERROR',
-  'API_ERROR',
-  'PARTIAL_CREATE',
-  'INVALID_INPUT',
-  'TIMEOUT',
-  'CONNECTION',
-  'DECODE',
-  'INTERNAL',
-])
+/** Every `code` a MonapiError can carry: the core's, and INTERNAL (a bug in the native module). */
+const ERROR_CODES = Object.freeze([...native.errorCodes(), 'INTERNAL'])
 
 const FIELDS = [
   'status',
@@ -42,6 +31,8 @@ const FIELDS = [
   'endpoint',
   'retryAfterMs',
   'timeoutMs',
+  'failures',
+  'result',
 ]
 
 /** The one error class of the package; branch on `code`. */
@@ -106,6 +97,40 @@ function invokeSync(call) {
     throw wrapped
   }
 }
+
+/** Checks `signal` and `timeoutMs` of a call's options (`o`). */
+function callOptions(o) {
+  const signal = o.signal
+  if (!isUnset(signal)) {
+    if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+      throw invalid('signal', 'must be an AbortSignal')
+    }
+  }
+  return { signal: isUnset(signal) ? undefined : signal, timeoutMs: numeric(o.timeoutMs) }
+}
+
+/**
+ * Runs a native call with the call's own timeout and abort switch (a NativeCall, when the
+ * options have a `signal` or a `timeoutMs`): an abort makes the native side drop the call's
+ * future, which rejects with ABORTED at once (before it starts: nothing is sent).
+ */
+async function run(o, start) {
+  const { signal, timeoutMs } = callOptions(o)
+  if (signal === undefined && timeoutMs === undefined) return invoke(() => start(undefined))
+  const call = invokeSync(() => new native.NativeCall(timeoutMs))
+  const abort = () => call.abort()
+  if (signal !== undefined) {
+    if (signal.aborted) abort()
+    else signal.addEventListener('abort', abort, { once: true })
+  }
+  try {
+    return await invoke(() => start(call))
+  } finally {
+    if (signal !== undefined) signal.removeEventListener('abort', abort)
+  }
+}
+
+const CALL_OPTIONS = ['signal', 'timeoutMs']
 
 /** Parses an answer; a body that is not JSON is a DECODE error naming the endpoint. */
 function parse(text, endpoint) {
@@ -202,7 +227,7 @@ function day(value, field) {
 }
 
 function range(value, name, extra = []) {
-  const o = options(value, name, ['startDate', 'endDate', ...extra])
+  const o = options(value, name, ['startDate', 'endDate', ...CALL_OPTIONS, ...extra])
   return [o, day(o.startDate, 'startDate'), day(o.endDate, 'endDate')]
 }
 
@@ -219,7 +244,23 @@ const CLIENT_OPTIONS = [
   'connectTimeoutMs',
   'maxRetries',
   'userAgent',
+  'timezone',
+  'logLevel',
+  'logger',
 ]
+
+const LOGGER_METHODS = ['error', 'warn', 'info', 'debug']
+
+/** The function the native side hands each log record to: the logger's method of its level. */
+function logSink(logger) {
+  return (record) => {
+    try {
+      logger[record.level](`monapi: ${record.message}`)
+    } catch {
+      // A logger that throws must not break the call that logs.
+    }
+  }
+}
 
 function warnCallback(error) {
   const detail = error && error.message ? error.message : String(error)
@@ -266,6 +307,7 @@ const VERSION = native.version()
 /** A client of the monitoring service (see index.d.ts). */
 class Client {
   #native
+  #tables
 
   constructor(opts) {
     const o = options(opts, 'options', CLIENT_OPTIONS)
@@ -290,6 +332,12 @@ class Client {
       connectTimeoutMs: numeric(o.connectTimeoutMs),
       maxRetries: numeric(o.maxRetries),
       userAgent: text(o.userAgent, 'userAgent'),
+      timezone: text(o.timezone, 'timezone'),
+      logLevel: text(o.logLevel, 'logLevel'),
+    }
+    const logger = isUnset(o.logger) ? console : o.logger
+    if (typeof logger !== 'object' || LOGGER_METHODS.some((m) => typeof logger[m] !== 'function')) {
+      throw invalid('logger', `must be an object with the methods ${LOGGER_METHODS.join(', ')} (like console)`)
     }
     let listener
     if (typeof o.onToken === 'function') {
@@ -303,7 +351,17 @@ class Client {
         }
       }
     }
-    this.#native = invokeSync(() => new native.NativeClient(config, listener))
+    this.#native = invokeSync(() => new native.NativeClient(config, listener, logSink(logger)))
+    this.#tables = new Tables(TABLES, () => this.#open())
+  }
+
+  /** The calls that return tables (see index.d.ts). */
+  get tables() {
+    return this.#tables
+  }
+
+  get timezone() {
+    return this.#native.timezone
   }
 
   #open() {
@@ -325,18 +383,21 @@ class Client {
     return this.#native.closed
   }
 
-  async login() {
+  async login(opts) {
     const n = this.#open()
-    return token(await invoke(() => n.login()))
+    const o = options(opts, 'options', CALL_OPTIONS)
+    return token(await run(o, (call) => n.login(call)))
   }
 
-  async refresh() {
+  async refresh(opts) {
     const n = this.#open()
-    return token(await invoke(() => n.refresh()))
+    const o = options(opts, 'options', CALL_OPTIONS)
+    return token(await run(o, (call) => n.refresh(call)))
   }
 
-  async createServerTasks(tasks) {
+  async createServerTasks(tasks, opts) {
     const n = this.#open()
+    const o = options(opts, 'options', CALL_OPTIONS)
     if (!Array.isArray(tasks)) throw invalid('tasks', 'must be an array of task objects')
     let json
     try {
@@ -344,36 +405,38 @@ class Client {
     } catch (error) {
       throw invalid('tasks', `cannot be converted to JSON: ${error && error.message}`)
     }
-    return parse(await invoke(() => n.createServerTasks(json)), ENDPOINTS.createServerTasks)
+    return parse(await run(o, (call) => n.createServerTasks(json, call)), ENDPOINTS.createServerTasks)
   }
 
   async serviceTasks(opts) {
     const n = this.#open()
-    const o = options(opts, 'options', ['page'])
+    const o = options(opts, 'options', ['page', ...CALL_OPTIONS])
     const page = isUnset(o.page) ? 1 : numeric(o.page)
-    return parse(await invoke(() => n.serviceTasks(page)), ENDPOINTS.serviceTasks)
+    return parse(await run(o, (call) => n.serviceTasks(page, call)), ENDPOINTS.serviceTasks)
   }
 
-  async *iterServiceTasks() {
+  async *iterServiceTasks(opts) {
+    const o = options(opts, 'options', CALL_OPTIONS)
     // The core says which page comes next (none after the last) and gives an empty page as [].
     for (let page = 1; page !== null; ) {
       const n = this.#open()
-      const result = await invoke(() => n.serviceTaskPage(page))
+      const result = await run(o, (call) => n.serviceTaskPage(page, call))
       yield* parse(result.body, ENDPOINTS.serviceTasks)
       page = result.next
     }
   }
 
-  async agents() {
+  async agents(opts) {
     const n = this.#open()
-    return parse(await invoke(() => n.agents()), ENDPOINTS.agents)
+    const o = options(opts, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.agents(call)), ENDPOINTS.agents)
   }
 
   async serviceReport(taskId, opts) {
     const n = this.#open()
     const task = id(taskId)
-    const [, start, end] = range(opts, 'options')
-    return parse(await invoke(() => n.serviceReport(task, start, end)), ENDPOINTS.serviceReport)
+    const [o, start, end] = range(opts, 'options')
+    return parse(await run(o, (call) => n.serviceReport(task, start, end, call)), ENDPOINTS.serviceReport)
   }
 
   async siteReport(taskId, opts) {
@@ -381,26 +444,26 @@ class Client {
     const task = id(taskId)
     const [o, start, end] = range(opts, 'options', ['monitor'])
     const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
-    return parse(await invoke(() => n.siteReport(task, start, end, monitor)), ENDPOINTS.siteReport)
+    return parse(await run(o, (call) => n.siteReport(task, start, end, monitor, call)), ENDPOINTS.siteReport)
   }
 
   async request(opts) {
     const n = this.#open()
-    const o = options(opts, 'options', ['method', 'path', 'query', 'form'])
+    const o = options(opts, 'options', ['method', 'path', 'query', 'form', ...CALL_OPTIONS])
     const method = text(o.method, 'method') ?? ''
     const path = text(o.path, 'path') ?? ''
     const query = params(o.query, 'query')
     const form = params(o.form, 'form')
     // The native side checks that the answer is JSON and names the call if it is not.
-    return JSON.parse(await invoke(() => n.request(method, path, query, form)))
+    return JSON.parse(await run(o, (call) => n.request(method, path, query, form, call)))
   }
 
   async responseTimeDistribution(taskId, opts) {
     const n = this.#open()
     const task = id(taskId)
-    const [, start, end] = range(opts, 'options')
+    const [o, start, end] = range(opts, 'options')
     return parse(
-      await invoke(() => n.responseTimeDistribution(task, start, end)),
+      await run(o, (call) => n.responseTimeDistribution(task, start, end, call)),
       ENDPOINTS.responseTimeDistribution,
     )
   }
@@ -418,6 +481,226 @@ class Client {
     else if (this.token !== null) token = '[redacted]'
     const shown = { baseUrl: n.baseUrl, clientId: n.clientId, username: n.username, token, closed: n.closed }
     return `Client ${inspect(shown, { ...inspectOptions, depth })}`
+  }
+}
+
+const TABLES = Symbol('monapi.Tables')
+
+/** The JavaScript expression of one cell of column `i` at row `r`, by the column's kind. */
+function cellExpression(kind, i) {
+  switch (kind) {
+    case 'number':
+      return `((v = n${i}[r]) === v ? v : null)`
+    case 'id':
+      return `n${i}[r]`
+    case 'timestamp':
+      // Consecutive rows of one instant (the metrics of one record) share its Date, as rows
+      // flattened by hand from a record do.
+      return `((v = n${i}[r]) === v ? (v === t${i} ? d${i} : (d${i} = new Date((t${i} = v)))) : null)`
+    case 'string':
+      return `((k = k${i}[r]) < 0 ? null : s${i}[k])`
+    default:
+      return `((k = f${i}[r]) === 2 ? null : k === 1)`
+  }
+}
+
+/** Row builders by schema: a function per shape of table, made once. */
+const ROW_BUILDERS = new Map()
+
+/**
+ * The function that builds a table's rows from its columns (as the native side hands them
+ * over). Generated for the schema, so that each row is one object literal of a fixed shape:
+ * several times faster than setting the properties one column at a time.
+ */
+function rowBuilder(names, kinds) {
+  const key = JSON.stringify([names, kinds])
+  let build = ROW_BUILDERS.get(key)
+  if (build === undefined) {
+    const setup = kinds
+      .map((_, i) => `const n${i} = c[${i}].numbers, k${i} = c[${i}].keys, s${i} = c[${i}].strings, f${i} = c[${i}].flags\nlet t${i} = Number.NaN, d${i} = null`)
+      .join('\n')
+    const fields = names.map((name, i) => `${JSON.stringify(name)}: ${cellExpression(kinds[i], i)}`).join(',\n')
+    const body = `${setup}\nconst rows = new Array(count)\nlet v, k\nfor (let r = 0; r < count; r++) {\nrows[r] = {\n${fields}\n}\n}\nreturn rows`
+    build = new Function('c', 'count', body)
+    ROW_BUILDERS.set(key, build)
+  }
+  return build
+}
+
+/** A table of the service's data, built by the core (see index.d.ts). */
+class Table {
+  #native
+  #schema
+
+  constructor(key, handle) {
+    if (key !== TABLES) throw invalid('Table', 'is made by the calls of client.tables, not `new`')
+    this.#native = handle
+    const fields = handle.fields().map((f) => Object.freeze({ name: f.name, type: f.type, nullable: f.nullable }))
+    this.#schema = Object.freeze({ fields: Object.freeze(fields) })
+  }
+
+  get numRows() {
+    return this.#native.numRows
+  }
+
+  get schema() {
+    return this.#schema
+  }
+
+  #index(name) {
+    const at = this.#schema.fields.findIndex((f) => f.name === name)
+    if (at < 0) {
+      const names = this.#schema.fields.map((f) => f.name).join(', ')
+      throw invalid('name', `is not a column of this table (columns: ${names})`)
+    }
+    return at
+  }
+
+  column(name) {
+    const at = this.#index(name)
+    const column = invokeSync(() => this.#native.column(at))
+    switch (column.kind) {
+      case 'number':
+      case 'timestamp':
+        return column.numbers
+      case 'id':
+        return column.ids
+      case 'string':
+        return Array.from(column.keys, (k) => (k < 0 ? null : column.strings[k]))
+      default:
+        return Array.from(column.flags, (f) => (f === 2 ? null : f === 1))
+    }
+  }
+
+  toRows() {
+    const columns = this.#schema.fields.map((_, at) => invokeSync(() => this.#native.column(at)))
+    const build = rowBuilder(
+      this.#schema.fields.map((f) => f.name),
+      columns.map((c) => c.kind),
+    )
+    return build(columns, this.numRows)
+  }
+
+  toArrowIPC() {
+    const bytes = invokeSync(() => this.#native.toIpc())
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+
+  [util.inspect.custom](depth, inspectOptions, inspect = util.inspect) {
+    const columns = this.#schema.fields.map((f) => `${f.name}: ${f.type}`)
+    return `Table ${inspect({ numRows: this.numRows, columns }, { ...inspectOptions, depth })}`
+  }
+}
+
+function table(handle) {
+  return new Table(TABLES, handle)
+}
+
+function siteTables(handles) {
+  return { availability: table(handles[0]), responseTime: table(handles[1]), faults: table(handles[2]) }
+}
+
+const BULK_OPTIONS = ['taskIds', 'concurrency', 'onProgress', 'errors']
+
+/** The options of a bulk call, checked for their types (the core checks the values). */
+function bulkOptions(o) {
+  let taskIds
+  if (!isUnset(o.taskIds)) {
+    if (!Array.isArray(o.taskIds)) throw invalid('taskIds', 'must be an array of task ids')
+    taskIds = o.taskIds.map(id)
+  }
+  if (!isUnset(o.onProgress) && typeof o.onProgress !== 'function') throw invalid('onProgress', 'must be a function')
+  const errors = isUnset(o.errors) ? 'throw' : o.errors
+  if (errors !== 'throw' && errors !== 'collect') throw invalid('errors', "must be 'throw' or 'collect'")
+  let onProgress
+  if (typeof o.onProgress === 'function') {
+    const callback = o.onProgress
+    onProgress = (progress) => {
+      try {
+        callback(Object.freeze(progress))
+      } catch (error) {
+        process.emitWarning(`monapi: the onProgress callback failed: ${error && error.message}`, {
+          code: 'MONAPI_ON_PROGRESS',
+        })
+      }
+    }
+  }
+  return { taskIds, concurrency: numeric(o.concurrency), onProgress, errors }
+}
+
+/**
+ * A bulk call's result: `result` (the tables) with `failures`; a PARTIAL_RESULT error carrying
+ * both when a task failed, unless the caller collects the failures.
+ */
+function bulkResult(bulk, errors, result) {
+  result.failures = bulk.failures().map((f) => ({ taskId: f.taskId, error: fromNative(new Error(f.error)) }))
+  const partial = bulk.partialError()
+  if (partial !== null && errors === 'throw') {
+    const error = fromNative(new Error(partial))
+    error.failures = result.failures
+    error.result = result
+    throw error
+  }
+  return result
+}
+
+/** The calls of a client that return tables (see index.d.ts). */
+class Tables {
+  #open
+
+  constructor(key, open) {
+    if (key !== TABLES) throw invalid('Tables', 'is reached as client.tables, not made with `new`')
+    this.#open = open
+  }
+
+  async serviceTasks(opts) {
+    const n = this.#open()
+    const o = options(opts, 'options', CALL_OPTIONS)
+    return table(await run(o, (call) => n.tableServiceTasks(call)))
+  }
+
+  async serviceReport(taskId, opts) {
+    const n = this.#open()
+    const task = id(taskId)
+    const [o, start, end] = range(opts, 'options')
+    return table(await run(o, (call) => n.tableServiceReport(task, start, end, call)))
+  }
+
+  async siteReport(taskId, opts) {
+    const n = this.#open()
+    const task = id(taskId)
+    const [o, start, end] = range(opts, 'options', ['monitor'])
+    const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
+    return siteTables(await run(o, (call) => n.tableSiteReport(task, start, end, monitor, call)))
+  }
+
+  async responseTimeDistribution(taskId, opts) {
+    const n = this.#open()
+    const task = id(taskId)
+    const [o, start, end] = range(opts, 'options')
+    return table(await run(o, (call) => n.tableResponseTimeDistribution(task, start, end, call)))
+  }
+
+  async serviceReports(opts) {
+    const n = this.#open()
+    const [o, start, end] = range(opts, 'options', BULK_OPTIONS)
+    const b = bulkOptions(o)
+    const bulk = await run(o, (call) =>
+      n.tableServiceReports(b.taskIds, start, end, b.concurrency, b.onProgress, call),
+    )
+    return bulkResult(bulk, b.errors, { table: table(bulk.tables()[0]) })
+  }
+
+  async siteReports(opts) {
+    const n = this.#open()
+    const [o, start, end] = range(opts, 'options', ['monitor', ...BULK_OPTIONS])
+    const b = bulkOptions(o)
+    if (b.taskIds === undefined) throw invalid('taskIds', 'is required (the site tasks to fetch)')
+    const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
+    const bulk = await run(o, (call) =>
+      n.tableSiteReports(b.taskIds, start, end, monitor, b.concurrency, b.onProgress, call),
+    )
+    return bulkResult(bulk, b.errors, siteTables(bulk.tables()))
   }
 }
 
@@ -612,6 +895,7 @@ if (typeof Symbol.asyncDispose === 'symbol') {
 module.exports = {
   Client,
   Emulator,
+  Table,
   MonapiError,
   ERROR_CODES,
   PAGE_SIZE,

@@ -2,5 +2,5 @@
 // `instanceof MonapiError` holds whichever way the package was loaded.
 import monapi from './index.js'
 
-export const { Client, Emulator, MonapiError, ERROR_CODES, PAGE_SIZE, VERSION } = monapi
+export const { Client, Emulator, Table, MonapiError, ERROR_CODES, PAGE_SIZE, VERSION } = monapi
 export default monapi

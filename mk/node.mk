@@ -45,9 +45,11 @@ node-test: node-build node-typecheck
 node-demo: node-build
 	$(NODE) examples/quickstart.mjs
 
-## node-bench: monapi vs fetch vs undici.request against the release-built emulator (add BENCH_ARGS=--record to update bench/RESULTS.md)
+## node-bench: monapi vs fetch vs undici.request, then client.tables vs undici.request + JSON.parse + JS, against the
+## release-built emulator (add BENCH_ARGS=--record to update bench/RESULTS.md)
 node-bench: node-build
 	$(NODE) --expose-gc bench/node/bench.mjs $(BENCH_ARGS)
+	$(NODE) --expose-gc bench/node/tables.mjs $(BENCH_ARGS)
 
 ## node-lint: rustfmt and clippy (warnings are errors) for the binding crate
 node-lint:

@@ -20,14 +20,14 @@
 // bench/RESULTS.md (other sections are left as they are).
 
 import { once } from 'node:events'
-import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import monapi, { Emulator, VERSION } from 'monapi'
 import { request } from 'undici'
+
+import { recordSection } from './record.mjs'
+import { collects, median, timed } from './timing.mjs'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -101,17 +101,6 @@ const contenders = {
 }
 const names = Object.keys(contenders)
 
-const gc = /** @type {(() => void) | undefined} */ (globalThis.gc)
-
-/** @param {() => Promise<unknown>} fn */
-async function timed(fn) {
-  // Nobody pays for the garbage of the one before (run with --expose-gc, as make node-bench does).
-  gc?.()
-  const started = process.hrtime.bigint()
-  await fn()
-  return Number(process.hrtime.bigint() - started) / 1e6
-}
-
 /** @type {Record<string, (c: Contender) => Promise<unknown>>} */
 const scenarios = {
   [`sequential small calls (${SMALL_CALLS} x agents, ~1.2 KB)`]: async (c) => {
@@ -129,9 +118,6 @@ const scenarios = {
     if ((await c.bigText()).length < 20e6) throw new Error('incomplete body')
   },
 }
-
-/** @param {number[]} values */
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 // Warm-up: connections, JIT, the emulator's caches.
 for (const name of names) {
@@ -227,12 +213,10 @@ const small = results[0].ms
 const floorLine = `Floor of the small calls (one raw socket, a prebuilt request, the body not parsed): ${floorMs.toFixed(0)} ms for ${SMALL_CALLS} calls. ` +
   `monapi takes ${x(small.monapi, floorMs)} of it; a client at the floor would be ${x(small.fetch, floorMs)} fetch and ${x(small['undici.request'], floorMs)} undici.request.`
 const table = `${lines.join('\n')}\n\n${floorLine}`
-console.log(`Machine: ${machine}\nGC before each run: ${gc ? 'yes' : 'no (run node with --expose-gc)'}. Median of ${ROUNDS} rounds (${BIG_ROUNDS} for the large report); ratio = time(other) / time(monapi), above 1 = monapi faster.\n`)
+console.log(`Machine: ${machine}\nGC before each run: ${collects ? 'yes' : 'no (run node with --expose-gc)'}. Median of ${ROUNDS} rounds (${BIG_ROUNDS} for the large report); ratio = time(other) / time(monapi), above 1 = monapi faster.\n`)
 console.log(table)
 
 if (args.has('--record')) {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const file = join(here, '..', 'RESULTS.md')
   const section = [
     '## Node',
     '',
@@ -259,16 +243,6 @@ if (args.has('--record')) {
     'moves from one minute to the next: compare ratios of the same run, never figures across runs.',
     '',
   ].join('\n')
-  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\n'
-  const start = old.search(/^## Node\b/m)
-  let updated
-  if (start < 0) {
-    updated = `${old.trimEnd()}\n\n${section}`
-  } else {
-    const rest = old.slice(start + 1).search(/^## /m)
-    const end = rest < 0 ? old.length : start + 1 + rest
-    updated = `${old.slice(0, start)}${section}${rest < 0 ? '' : `\n${old.slice(end)}`}`
-  }
-  writeFileSync(file, updated.replace(/\n{3,}/g, '\n\n'))
+  const file = recordSection('## Node', section)
   console.error(`recorded in ${file}`)
 }

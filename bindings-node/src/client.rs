@@ -17,8 +17,10 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Env;
 use napi_derive::napi;
 
+use crate::call::{Context, NativeCall};
 use crate::errors::{from_core, invalid_input};
-use crate::{guard, spawn};
+use crate::guard;
+use crate::logging::{self, LogRecord};
 
 /// The `onToken` listener: called with the token as JSON. Weak, so that it never keeps the
 /// process alive.
@@ -42,6 +44,10 @@ pub struct NativeClientOptions {
     pub connect_timeout_ms: Option<f64>,
     pub max_retries: Option<f64>,
     pub user_agent: Option<String>,
+    /// The service's time zone as an offset (`+08:00`), for the tables and "today".
+    pub timezone: Option<String>,
+    /// `off`, `error`, `warn`, `info` or `debug` (default: `MONAPI_LOG`, else `warn`).
+    pub log_level: Option<String>,
 }
 
 /// A body that reaches JavaScript as one string, without an intermediate copy.
@@ -80,13 +86,15 @@ impl ToNapiValue for JsonText {
 pub struct NativeClient {
     client: RwLock<Option<Arc<Client>>>,
     listener: Arc<Mutex<Option<TokenListener>>>,
+    /// Where the events of this client's calls go, when it logs.
+    dispatch: Option<tracing::Dispatch>,
     base_url: String,
     client_id: String,
     username: Option<String>,
 }
 
 /// An id as JavaScript hands it over: a number, or text (a string, or a bigint's digits).
-fn id(value: &Either<f64, String>) -> Id<'_> {
+pub(crate) fn id(value: &Either<f64, String>) -> Id<'_> {
     match value {
         Either::A(number) => Id::Float(*number),
         Either::B(text) => Id::Text(text),
@@ -145,8 +153,20 @@ pub fn endpoint_names() -> EndpointNames {
     }
 }
 
-fn range(start: Option<String>, end: Option<String>) -> napi::Result<DateRange> {
+pub(crate) fn range(start: Option<String>, end: Option<String>) -> napi::Result<DateRange> {
     DateRange::parse(start.as_deref(), end.as_deref()).map_err(from_core)
+}
+
+/// The task and the days of a report, checked by the core.
+pub(crate) fn task_and_range(
+    task_id: &Either<f64, String>,
+    start: Option<String>,
+    end: Option<String>,
+) -> napi::Result<(u64, DateRange)> {
+    Ok((
+        input::task_id(id(task_id)).map_err(from_core)?,
+        range(start, end)?,
+    ))
 }
 
 fn token_json(token: &Token) -> napi::Result<String> {
@@ -155,10 +175,17 @@ fn token_json(token: &Token) -> napi::Result<String> {
 
 #[napi]
 impl NativeClient {
-    /// Builds the client (no request is made). `on_token` receives every new token as JSON.
+    /// Builds the client (no request is made). `on_token` receives every new token as JSON;
+    /// `on_log` every event of the client's calls at its `log_level` or above.
     #[napi(catch_unwind, constructor)]
-    pub fn new(options: NativeClientOptions, on_token: Option<Function<String, ()>>) -> napi::Result<Self> {
+    pub fn new(
+        options: NativeClientOptions,
+        on_token: Option<Function<String, ()>>,
+        on_log: Option<Function<LogRecord, ()>>,
+    ) -> napi::Result<Self> {
         guard(|| {
+            let level = monapi::LogLevel::resolve(options.log_level.as_deref()).map_err(from_core)?;
+            let dispatch = logging::dispatch(level, on_log)?;
             let listener: Arc<Mutex<Option<TokenListener>>> = Arc::default();
             if let Some(callback) = &on_token {
                 let tsfn = callback
@@ -175,6 +202,7 @@ impl NativeClient {
                 username: client.username().map(String::from),
                 client: RwLock::new(Some(Arc::new(client))),
                 listener,
+                dispatch,
             })
         })
     }
@@ -185,6 +213,17 @@ impl NativeClient {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .ok_or_else(|| invalid_input("client", "is closed: create a new Client"))
+    }
+
+    /// A call of this client with `call`'s timeout and abort switch, under its logging.
+    pub(crate) fn context(&self, call: Option<&NativeCall>) -> napi::Result<Context> {
+        Context::new(&*self.client()?, call, self.dispatch.clone())
+    }
+
+    /// The time zone of the tables' timestamps and of "today", e.g. `+08:00`.
+    #[napi(catch_unwind, getter)]
+    pub fn timezone(&self) -> napi::Result<String> {
+        guard(|| Ok(self.client()?.timezone().to_string()))
     }
 
     /// The service's base URL.
@@ -226,18 +265,20 @@ impl NativeClient {
 
     /// Password login now; resolves with the token as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn login<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, String>> {
-        let client = self.client()?;
-        spawn(env, async move {
+    pub fn login<'e>(&self, env: &'e Env, call: Option<&NativeCall>) -> napi::Result<PromiseRaw<'e, String>> {
+        self.context(call)?.spawn(env, |client| async move {
             token_json(&client.login().await.map_err(from_core)?)
         })
     }
 
     /// Refresh grant now; resolves with the token as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn refresh<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, String>> {
-        let client = self.client()?;
-        spawn(env, async move {
+    pub fn refresh<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, String>> {
+        self.context(call)?.spawn(env, |client| async move {
             token_json(&client.refresh().await.map_err(from_core)?)
         })
     }
@@ -248,9 +289,9 @@ impl NativeClient {
         &self,
         env: &'e Env,
         tasks_json: String,
+        call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
-        spawn(env, async move {
+        self.context(call)?.spawn(env, |client| async move {
             let value: serde_json::Value = serde_json::from_str(&tasks_json)
                 .map_err(|_| invalid_input("tasks", "must be an array of task objects"))?;
             let tasks = ServerTask::batch_from_json(value).map_err(from_core)?;
@@ -260,10 +301,15 @@ impl NativeClient {
 
     /// One page of the service task list (`page` as given; the core checks it).
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn service_tasks<'e>(&self, env: &'e Env, page: f64) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
+    pub fn service_tasks<'e>(
+        &self,
+        env: &'e Env,
+        page: f64,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
+        let context = self.context(call)?;
         let page = input::page(page).map_err(from_core)?;
-        spawn(env, execute(client, Request::ServiceTasks { page }))
+        context.spawn(env, |client| execute(client, Request::ServiceTasks { page }))
     }
 
     /// Page `page` of the service task list for the iterator: its JSON list (an empty page is
@@ -272,9 +318,13 @@ impl NativeClient {
         catch_unwind,
         ts_return_type = "Promise<{ body: string; next: number | null }>"
     )]
-    pub fn service_task_page<'e>(&self, env: &'e Env, page: u32) -> napi::Result<PromiseRaw<'e, PageText>> {
-        let client = self.client()?;
-        spawn(env, async move {
+    pub fn service_task_page<'e>(
+        &self,
+        env: &'e Env,
+        page: u32,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, PageText>> {
+        self.context(call)?.spawn(env, |client| async move {
             let page: TaskPage = client.service_task_page(page).await.map_err(from_core)?;
             let next = page.next();
             Ok(PageText {
@@ -294,8 +344,9 @@ impl NativeClient {
         path: String,
         query: Vec<Vec<String>>,
         form: Vec<Vec<String>>,
+        call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
+        let context = self.context(call)?;
         let pairs = |list: Vec<Vec<String>>| -> Vec<(String, String)> {
             list.into_iter()
                 .map(|pair| {
@@ -310,7 +361,7 @@ impl NativeClient {
             query: pairs(query),
             form: pairs(form),
         };
-        spawn(env, async move {
+        context.spawn(env, |client| async move {
             let raw = client.execute(&request).await.map_err(from_core)?;
             if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(raw.body()) {
                 return Err(from_core(raw.decode_error(error)));
@@ -321,9 +372,13 @@ impl NativeClient {
 
     /// The agent list.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn agents<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
-        spawn(env, execute(client, Request::Agents))
+    pub fn agents<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
+        self.context(call)?
+            .spawn(env, |client| execute(client, Request::Agents))
     }
 
     /// The report of a service task; dates are `YYYY-MM-DD`.
@@ -334,13 +389,12 @@ impl NativeClient {
         task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
+        call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
-        let request = Request::ServiceReport {
-            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
-            range: range(start_date, end_date)?,
-        };
-        spawn(env, execute(client, request))
+        let context = self.context(call)?;
+        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+        let request = Request::ServiceReport { task_id, range };
+        context.spawn(env, |client| execute(client, request))
     }
 
     /// The report of a site task; `monitor` unset = all points, `"0"` = the average.
@@ -352,14 +406,17 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         monitor: Option<Either<f64, String>>,
+        call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
+        let context = self.context(call)?;
+        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+        let monitor = input::monitor(monitor.as_ref().map(id)).map_err(from_core)?;
         let request = Request::SiteReport {
-            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
-            range: range(start_date, end_date)?,
-            monitor: input::monitor(monitor.as_ref().map(id)).map_err(from_core)?,
+            task_id,
+            range,
+            monitor,
         };
-        spawn(env, execute(client, request))
+        context.spawn(env, |client| execute(client, request))
     }
 
     /// The response-time distribution of a site task.
@@ -370,13 +427,12 @@ impl NativeClient {
         task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
+        call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let client = self.client()?;
-        let request = Request::ResponseTimeDistribution {
-            task_id: input::task_id(id(&task_id)).map_err(from_core)?,
-            range: range(start_date, end_date)?,
-        };
-        spawn(env, execute(client, request))
+        let context = self.context(call)?;
+        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+        let request = Request::ResponseTimeDistribution { task_id, range };
+        context.spawn(env, |client| execute(client, request))
     }
 
     /// Releases the client: later calls fail, `onToken` is not called again. Calls in flight
@@ -388,7 +444,7 @@ impl NativeClient {
     }
 }
 
-async fn execute(client: Arc<Client>, request: Request) -> napi::Result<JsonText> {
+async fn execute(client: Client, request: Request) -> napi::Result<JsonText> {
     JsonText::new(client.execute(&request).await.map_err(from_core)?)
 }
 
@@ -421,8 +477,12 @@ fn build(
                 .unwrap_or_else(|| format!("monapi-node/{}", env!("CARGO_PKG_VERSION"))),
         ),
         refresh_leeway: None,
-        // The tables (and so the time zone) are not part of this package yet.
-        timezone: None,
+        timezone: options
+            .timezone
+            .as_deref()
+            .map(input::timezone)
+            .transpose()
+            .map_err(from_core)?,
     };
     let mut builder = ClientBuilder::from_env().options(given);
     if let Some(json) = options.token {

@@ -78,7 +78,7 @@ impl Payload {
 /// fields are not here: they keep the service's names, which are also the keys of the
 /// caller's task objects. `refresh_token` (what `refresh()` lacks before a login) is supplied
 /// by the `token` option.
-const JS_NAMES: [(&str, &str); 12] = [
+const JS_NAMES: [(&str, &str); 13] = [
     ("base_url", "baseUrl"),
     ("client_id", "clientId"),
     ("client_secret", "clientSecret"),
@@ -91,6 +91,7 @@ const JS_NAMES: [(&str, &str); 12] = [
     ("connect_timeout", "connectTimeoutMs"),
     ("max_retries", "maxRetries"),
     ("refresh_token", "token"),
+    ("log_level", "logLevel"),
 ];
 
 /// The JavaScript name of a core option or parameter name, if it has another one.

@@ -9,9 +9,12 @@
 
 #![deny(clippy::all)]
 
+mod call;
 mod client;
 mod emulator;
 pub mod errors;
+mod logging;
+mod tables;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -19,6 +22,7 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use napi_derive::napi;
 
+pub use call::NativeCall;
 pub use client::{endpoint_names, EndpointNames, NativeClient, NativeClientOptions};
 pub use emulator::{demo_account, DemoAccount, NativeEmulator, NativeEmulatorOptions};
 
@@ -49,6 +53,12 @@ fn init() {
 /// Records per page of the service task list.
 #[napi]
 pub const PAGE_SIZE: u32 = monapi::PAGE_SIZE as u32;
+
+/// The stable codes of the core's errors (`MonapiError.code`), in the core's order.
+#[napi(catch_unwind)]
+pub fn error_codes() -> Vec<String> {
+    monapi::ERROR_CODES.iter().map(|code| code.to_string()).collect()
+}
 
 /// The package version (the Cargo workspace version).
 #[napi(catch_unwind)]

@@ -6,12 +6,10 @@
 //! GIL, where it is cheap) at the start of every call and kept in an atomic; events below it
 //! are dropped without touching Python.
 
-use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
@@ -111,13 +109,7 @@ impl Subscriber for PythonLogging {
 
     fn event(&self, event: &Event<'_>) {
         let metadata = event.metadata();
-        let mut text = Text::default();
-        event.record(&mut text);
-        let message = if text.fields.is_empty() {
-            text.message
-        } else {
-            format!("{}:{}", text.message, text.fields)
-        };
+        let message = monapi::event_text(event);
         let level = python_level(metadata.level());
         let emulator = metadata.target().starts_with("monapi_emulator");
         // Never block a thread of the runtime on an interpreter that is shutting down.
@@ -132,30 +124,6 @@ impl Subscriber for PythonLogging {
     fn enter(&self, _span: &Id) {}
 
     fn exit(&self, _span: &Id) {}
-}
-
-#[derive(Default)]
-struct Text {
-    message: String,
-    fields: String,
-}
-
-impl Visit for Text {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "message" {
-            self.message.push_str(value);
-        } else {
-            let _ = write!(self.fields, " {}={}", field.name(), value);
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "message" {
-            let _ = write!(self.message, "{value:?}");
-        } else {
-            let _ = write!(self.fields, " {}={:?}", field.name(), value);
-        }
-    }
 }
 
 /// Installs the forwarding subscriber (once per process; a no-op if one is set).

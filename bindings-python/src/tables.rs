@@ -7,14 +7,14 @@ use std::sync::Arc;
 use monapi::table::arrow_array::RecordBatch;
 use monapi::table::arrow_schema::SchemaRef;
 use monapi::table::{self as core_table, BulkOptions, BulkTables, Progress, SiteTables, TaskIds};
-use monapi::{DateRange, Monitor};
+use monapi::{input, DateRange, Monitor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList};
 
-use crate::args::{date_range, Day, MonitorArg, TaskId};
+use crate::args::{date_range, Day, MonitorArg, Number, TaskId};
 use crate::async_client::awaitable;
-use crate::errors::{new_error, to_pyerr, validation};
+use crate::errors::{to_pyerr, validation};
 use crate::logging;
 use crate::runtime::{run_job, Awaitable, Job};
 use crate::shared::Shared;
@@ -67,14 +67,14 @@ struct Bulk {
 impl Bulk {
     fn new(
         py: Python<'_>,
-        concurrency: Option<usize>,
+        concurrency: Option<Number>,
         progress: &Bound<'_, PyAny>,
         errors: &str,
     ) -> PyResult<Bulk> {
         let on_errors = OnErrors::parse(py, errors)?;
         let mut options = BulkOptions::new();
-        if let Some(concurrency) = concurrency {
-            options = options.concurrency(concurrency);
+        if let Some(Number(concurrency)) = concurrency {
+            options = options.concurrency(input::concurrency(concurrency).map_err(|e| to_pyerr(py, e))?);
         }
         if let Some(callback) = progress_callback(py, progress)? {
             options = options.on_progress(move |progress| notify(&callback, progress));
@@ -128,44 +128,35 @@ fn notify(callback: &Py<PyAny>, progress: Progress) {
     });
 }
 
-/// The failed tasks as `[(task_id, MonapiError), ...]`, and the text of the first.
-fn failures_py(py: Python<'_>, failures: Vec<(u64, monapi::Error)>) -> PyResult<(Failures, Option<String>)> {
-    let first = failures.first().map(|(id, e)| format!("task {id}: {e}"));
-    let list = failures
+/// The failed tasks as `[(task_id, MonapiError), ...]`.
+fn failures_py(py: Python<'_>, failures: Vec<(u64, monapi::Error)>) -> Failures {
+    failures
         .into_iter()
         .map(|(id, error)| (id, to_pyerr(py, error).into_value(py).into_any()))
-        .collect();
-    Ok((list, first))
+        .collect()
 }
 
-/// The result of a bulk call, or the `PartialResultError` carrying it.
+fn clone_failures(py: Python<'_>, failures: &Failures) -> Failures {
+    failures.iter().map(|(id, e)| (*id, e.clone_ref(py))).collect()
+}
+
+/// The result of a bulk call, or (`errors="raise"`, a task failed) the core's
+/// `PartialResult` error as a `PartialResultError` carrying it and the failures.
 fn bulk_result(
     py: Python<'_>,
     result: Py<PyAny>,
+    partial: Option<monapi::Error>,
     failures: &Failures,
-    first: Option<String>,
-    done: usize,
     on_errors: OnErrors,
 ) -> PyResult<Py<PyAny>> {
-    let Some(first) = first else {
+    let Some(partial) = partial.filter(|_| on_errors == OnErrors::Raise) else {
         return Ok(result);
     };
-    if on_errors == OnErrors::Collect {
-        return Ok(result);
-    }
-    let failed = failures.len();
-    let text = format!(
-        "{failed} of {} tasks failed (the first, {first}); .table holds the rows of the {done} \
-         others and .failures each failed task with its error (errors=\"collect\" returns them instead)",
-        failed + done
-    );
-    let list = PyList::new(py, failures.iter().map(|(id, e)| (*id, e.clone_ref(py))))?;
-    Err(new_error(
-        py,
-        "PartialResultError",
-        &text,
-        &[("table", result.into_bound(py)), ("failures", list.into_any())],
-    ))
+    let error = to_pyerr(py, partial);
+    let value = error.value(py);
+    value.setattr("table", result)?;
+    value.setattr("failures", PyList::new(py, clone_failures(py, failures))?)?;
+    Err(error)
 }
 
 fn service_bulk_convert(
@@ -173,12 +164,11 @@ fn service_bulk_convert(
     on_errors: OnErrors,
 ) -> impl FnOnce(Python<'_>, BulkTables<RecordBatch>) -> PyResult<Py<PyAny>> + Send + 'static {
     move |py, bulk| {
-        let done = bulk.tables.len();
-        let (failures, first) = failures_py(py, bulk.failures)?;
+        let partial = bulk.partial_error();
+        let failures = failures_py(py, bulk.failures);
         let batches = bulk.tables.into_iter().map(|(_, table)| table).collect();
-        let kept = failures.iter().map(|(id, e)| (*id, e.clone_ref(py))).collect();
-        let table = Py::new(py, Table::chunked(schema, batches, kept))?.into_any();
-        bulk_result(py, table, &failures, first, done, on_errors)
+        let table = Table::chunked(schema, batches, clone_failures(py, &failures));
+        bulk_result(py, Py::new(py, table)?.into_any(), partial, &failures, on_errors)
     }
 }
 
@@ -187,8 +177,8 @@ fn site_bulk_convert(
     on_errors: OnErrors,
 ) -> impl FnOnce(Python<'_>, BulkTables<SiteTables>) -> PyResult<Py<PyAny>> + Send + 'static {
     move |py, bulk| {
-        let done = bulk.tables.len();
-        let (failures, first) = failures_py(py, bulk.failures)?;
+        let partial = bulk.partial_error();
+        let failures = failures_py(py, bulk.failures);
         let mut parts: [Vec<RecordBatch>; 3] = Default::default();
         for (_, site) in bulk.tables {
             parts[0].push(site.availability);
@@ -200,9 +190,9 @@ fn site_bulk_convert(
             let (schema, batches) = tables.next().expect("three tables");
             Table::chunked(schema, batches, Vec::new())
         };
-        let list = PyList::new(py, failures.iter().map(|(id, e)| (*id, e.clone_ref(py))))?;
+        let list = PyList::new(py, clone_failures(py, &failures))?;
         let site = site_tables_py(py, [next(), next(), next()], list)?;
-        bulk_result(py, site, &failures, first, done, on_errors)
+        bulk_result(py, site, partial, &failures, on_errors)
     }
 }
 
@@ -469,7 +459,7 @@ impl Tables {
     /// start_date, end_date : datetime.date or str, optional
     ///     The period, the same for every task.
     /// concurrency : int, optional
-    ///     Tasks fetched at once, 1 or more (default 8, the core's).
+    ///     Tasks fetched at once, 1 to 256 (default 8, the core's).
     /// progress : bool or callable, optional
     ///     ``True``: a tqdm bar (``tqdm.auto``, so it renders in Jupyter; ``pip install
     ///     'monapi[progress]'``). A callable receives a :class:`monapi.types.Progress` dict
@@ -506,7 +496,7 @@ impl Tables {
         task_ids: Option<Vec<TaskId>>,
         start_date: Option<Day>,
         end_date: Option<Day>,
-        concurrency: Option<usize>,
+        concurrency: Option<Number>,
         progress: Option<&Bound<'_, PyAny>>,
         errors: &str,
     ) -> PyResult<Py<PyAny>> {
@@ -548,7 +538,7 @@ impl Tables {
         start_date: Option<Day>,
         end_date: Option<Day>,
         monitor: Option<MonitorArg>,
-        concurrency: Option<usize>,
+        concurrency: Option<Number>,
         progress: Option<&Bound<'_, PyAny>>,
         errors: &str,
     ) -> PyResult<Py<PyAny>> {
@@ -681,7 +671,7 @@ impl AsyncTables {
         task_ids: Option<Vec<TaskId>>,
         start_date: Option<Day>,
         end_date: Option<Day>,
-        concurrency: Option<usize>,
+        concurrency: Option<Number>,
         progress: Option<&Bound<'_, PyAny>>,
         errors: &str,
     ) -> PyResult<Awaitable> {
@@ -706,7 +696,7 @@ impl AsyncTables {
         start_date: Option<Day>,
         end_date: Option<Day>,
         monitor: Option<MonitorArg>,
-        concurrency: Option<usize>,
+        concurrency: Option<Number>,
         progress: Option<&Bound<'_, PyAny>>,
         errors: &str,
     ) -> PyResult<Awaitable> {

@@ -194,6 +194,7 @@ impl Auth {
             query: Vec::new(),
             form: Some(serde_urlencoded::to_string(form).expect("strings always encode")),
             batch_len: 0,
+            timeout: None,
         };
         let response = transport.send(&request, None).await?;
         let token: Token = serde_json::from_slice(response.body()).map_err(|e| Error::Decode {

@@ -472,6 +472,7 @@ impl ClientBuilder {
                 auth,
                 settings,
             }),
+            timeout: None,
         })
     }
 }

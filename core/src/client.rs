@@ -47,6 +47,9 @@ use crate::{Request, Result, Token};
 #[derive(Clone)]
 pub struct Client {
     pub(crate) inner: Arc<Inner>,
+    /// The overall timeout of each exchange, when this copy has its own
+    /// ([`Client::with_timeout`]).
+    pub(crate) timeout: Option<std::time::Duration>,
 }
 
 pub(crate) struct Inner {
@@ -82,6 +85,28 @@ impl Client {
     /// equal client elsewhere: `ClientBuilder::from(settings)`).
     pub fn settings(&self) -> &Settings {
         &self.inner.settings
+    }
+
+    /// A copy of this client (the same token, connections and settings) whose calls give each
+    /// HTTP exchange `timeout` instead of the client's: a timeout for one call. The token
+    /// requests the calls make keep the client's timeout.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// use std::time::Duration;
+    /// let agents = client.with_timeout(Duration::from_secs(5))?.agents().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_timeout(&self, timeout: std::time::Duration) -> Result<Client> {
+        crate::input::check_timeout("timeout", timeout)?;
+        Ok(Client {
+            inner: self.inner.clone(),
+            timeout: Some(timeout),
+        })
     }
 
     /// The service's base URL.
@@ -135,7 +160,8 @@ impl Client {
     /// Sends one operation and returns the body as the service sent it (after checking that
     /// it is not an error). Input is validated first; nothing is sent when it is bad.
     pub async fn execute(&self, request: &Request) -> Result<RawResponse> {
-        let prepared = request.prepare()?;
+        let mut prepared = request.prepare()?;
+        prepared.timeout = self.timeout;
         let Inner { transport, auth, .. } = &*self.inner;
         let token = auth.valid_token(transport).await?;
         match transport.send(&prepared, Some(&token.access_token)).await {

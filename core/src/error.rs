@@ -82,11 +82,15 @@ pub enum ErrorKind {
     Connection,
     /// The answer arrived but is not the JSON the operation returns.
     Decode,
+    /// The caller cancelled the call before it finished; nothing of it runs on.
+    Aborted,
+    /// Some tasks of a bulk call failed; the others' results are whole.
+    PartialResult,
 }
 
 impl ErrorKind {
     /// A short lowercase name: `auth`, `api`, `partial_create`, `invalid_input`, `timeout`,
-    /// `connection`, `decode`.
+    /// `connection`, `decode`, `aborted`, `partial_result`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Auth => "auth",
@@ -96,6 +100,8 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Connection => "connection",
             ErrorKind::Decode => "decode",
+            ErrorKind::Aborted => "aborted",
+            ErrorKind::PartialResult => "partial_result",
         }
     }
 }
@@ -268,6 +274,22 @@ pub enum Error {
         /// The first characters of the body, with secrets removed.
         snippet: String,
     },
+    /// The caller cancelled the call (an abort signal, a dropped future) before it finished.
+    #[error("the call was aborted")]
+    Aborted,
+    /// Some tasks of a bulk call of the tables failed; the results of the others are whole and
+    /// go with this error in the bindings (Rust callers get both in `BulkTables`).
+    #[error("{failed} of {total} tasks failed (the first, task {first_task}: {first_error}); the results of the others are complete")]
+    PartialResult {
+        /// Tasks that failed.
+        failed: usize,
+        /// Tasks in the call.
+        total: usize,
+        /// The first task that failed.
+        first_task: u64,
+        /// Its error's message.
+        first_error: String,
+    },
 }
 
 fn api_message(status: u16, code: &Option<i64>, error: &Option<String>, message: &str) -> String {
@@ -330,7 +352,7 @@ impl fmt::Display for PartialCreate {
 
 /// The stable codes of [`Error::code`], one per [`ErrorKind`] (two more for the usual
 /// authentication failures), as the Python and Node packages expose them.
-pub const ERROR_CODES: [&str; 9] = [
+pub const ERROR_CODES: [&str; 11] = [
     "AUTH_INVALID_CLIENT",
     "AUTH_INVALID_GRANT",
     "AUTH_ERROR",
@@ -340,6 +362,8 @@ pub const ERROR_CODES: [&str; 9] = [
     "TIMEOUT",
     "CONNECTION",
     "DECODE",
+    "ABORTED",
+    "PARTIAL_RESULT",
 ];
 
 impl Error {
@@ -353,13 +377,16 @@ impl Error {
             Error::Timeout { .. } => ErrorKind::Timeout,
             Error::Connection { .. } => ErrorKind::Connection,
             Error::Decode { .. } => ErrorKind::Decode,
+            Error::Aborted => ErrorKind::Aborted,
+            Error::PartialResult { .. } => ErrorKind::PartialResult,
         }
     }
 
     /// The stable code of this error (one of [`ERROR_CODES`]): `AUTH_INVALID_CLIENT` (the
     /// service refused the client id or secret), `AUTH_INVALID_GRANT` (it refused the account
     /// or the refresh token), `AUTH_ERROR` (another authentication failure), `API_ERROR`,
-    /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION` or `DECODE`.
+    /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION`, `DECODE`, `ABORTED` (the
+    /// caller cancelled the call) or `PARTIAL_RESULT` (some tasks of a bulk call failed).
     ///
     /// ```
     /// let err = monapi::Error::invalid_input(None, "page", "must be 1 or more");
@@ -378,6 +405,8 @@ impl Error {
             Error::Timeout { .. } => "TIMEOUT",
             Error::Connection { .. } => "CONNECTION",
             Error::Decode { .. } => "DECODE",
+            Error::Aborted => "ABORTED",
+            Error::PartialResult { .. } => "PARTIAL_RESULT",
         }
     }
 
@@ -416,7 +445,7 @@ impl Error {
             | Error::Connection { endpoint, .. }
             | Error::Decode { endpoint, .. } => Some(endpoint),
             Error::PartialCreate(_) => Some(&Endpoint::CreateServerTasks),
-            Error::InvalidInput { .. } => None,
+            Error::InvalidInput { .. } | Error::Aborted | Error::PartialResult { .. } => None,
         }
     }
 
@@ -619,6 +648,22 @@ mod tests {
         assert_eq!(auth("invalid_grant").code(), "AUTH_INVALID_GRANT");
         assert_eq!(auth("invalid_token").code(), "AUTH_ERROR");
         assert!(ERROR_CODES.contains(&auth("x").code()));
+    }
+
+    #[test]
+    fn aborted_and_partial_results_have_listed_codes() {
+        assert_eq!(Error::Aborted.code(), "ABORTED");
+        let partial = Error::PartialResult {
+            failed: 1,
+            total: 3,
+            first_task: 999,
+            first_error: "GET /v2/service/report/{task_id}.json: the service answered HTTP 404".into(),
+        };
+        assert_eq!(partial.kind(), ErrorKind::PartialResult);
+        assert!(ERROR_CODES.contains(&partial.code()) && ERROR_CODES.contains(&Error::Aborted.code()));
+        assert!(partial
+            .to_string()
+            .starts_with("1 of 3 tasks failed (the first, task 999: "));
     }
 
     #[test]

@@ -115,6 +115,28 @@ pub fn page(value: f64) -> Result<u32> {
         .ok_or_else(|| Error::invalid_input(None, "page", PAGE_RULE))
 }
 
+/// The most tasks a bulk call fetches at once.
+pub const MAX_CONCURRENCY: usize = 256;
+
+/// `concurrency` of a bulk call: a whole number from 1 to [`MAX_CONCURRENCY`].
+///
+/// ```
+/// assert_eq!(monapi::input::concurrency(4.0).unwrap(), 4);
+/// assert!(monapi::input::concurrency(0.0).is_err());
+/// ```
+pub fn concurrency(value: f64) -> Result<usize> {
+    whole_f64(value, MAX_CONCURRENCY as f64)
+        .filter(|n| *n >= 1)
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            Error::invalid_input(
+                None,
+                "concurrency",
+                format!("must be a whole number from 1 to {MAX_CONCURRENCY} (the number of tasks fetched at once)"),
+            )
+        })
+}
+
 /// Checks a page of the typed API: 1 or more.
 pub(crate) fn check_page(page: u32) -> Result<()> {
     self::page(page.into()).map(drop)

@@ -33,6 +33,7 @@ mod builder;
 mod client;
 mod error;
 pub mod input;
+mod logging;
 pub mod model;
 mod pages;
 mod request;
@@ -49,6 +50,7 @@ pub use builder::{
 };
 pub use client::Client;
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};
+pub use logging::{event_text, LogLevel, LOG_VAR};
 pub use model::*;
 pub use pages::{TaskPage, TaskPages, PAGE_SIZE};
 pub use request::{Method, Request};

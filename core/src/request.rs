@@ -226,6 +226,7 @@ impl Request {
             query,
             form,
             batch_len,
+            timeout: None,
         })
     }
 }

@@ -34,6 +34,9 @@ pub(crate) struct Prepared {
     pub form: Option<String>,
     /// Lines in a create batch (to report a partial failure).
     pub batch_len: usize,
+    /// The overall timeout of each exchange of this call, when it is not the client's
+    /// ([`Client::with_timeout`](crate::Client::with_timeout)).
+    pub timeout: Option<Duration>,
 }
 
 /// The answer of a successful call: the body bytes exactly as the service sent them.
@@ -209,6 +212,9 @@ impl Transport {
         if let Some(token) = token {
             builder = builder.query(&[("access_token", token.expose())]);
         }
+        if let Some(timeout) = request.timeout {
+            builder = builder.timeout(timeout);
+        }
         if request.method == Method::Post {
             builder = builder
                 .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
@@ -218,13 +224,13 @@ impl Transport {
         let response = builder
             .send()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let body = response
             .bytes()
             .await
-            .map_err(|e| self.transport_failure(endpoint, &e))?;
+            .map_err(|e| self.transport_failure(request, &e))?;
         tracing::debug!(
             target: "monapi",
             endpoint = %endpoint,
@@ -339,14 +345,15 @@ impl Transport {
         }
     }
 
-    fn transport_failure(&self, endpoint: &Endpoint, error: &reqwest::Error) -> Failure {
+    fn transport_failure(&self, request: &Prepared, error: &reqwest::Error) -> Failure {
+        let endpoint = &request.endpoint;
         let unsent = error.is_connect();
         let error = if error.is_timeout() {
             // A connect timeout means the request never left; otherwise the overall one ran out.
             let after = if unsent {
                 self.connect_timeout
             } else {
-                self.timeout
+                request.timeout.unwrap_or(self.timeout)
             };
             Error::Timeout {
                 endpoint: endpoint.clone(),

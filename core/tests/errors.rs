@@ -103,6 +103,23 @@ async fn timeout_is_its_own_kind() {
 }
 
 #[tokio::test]
+async fn a_call_with_its_own_timeout_overrides_the_clients() {
+    let emu = emulator().await;
+    let client = builder(&emu).max_retries(0).build().unwrap();
+    client.login().await.unwrap();
+    emu.set_latency(Duration::from_millis(1500));
+    let quick = client.with_timeout(Duration::from_millis(200)).unwrap();
+    let err = quick.agents().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err:?}");
+    assert_eq!(err.timeout(), Some(Duration::from_millis(200)));
+    // The client itself keeps its own (30 s), and shares the token with the copy.
+    client.agents().await.unwrap();
+    assert_eq!(emu.counters().token, 1);
+    let zero = client.with_timeout(Duration::ZERO).unwrap_err();
+    assert_eq!(zero.field(), Some("timeout"));
+}
+
+#[tokio::test]
 async fn connection_refused_is_a_connection_error() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

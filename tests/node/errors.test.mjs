@@ -26,6 +26,7 @@ test('MonapiError is an Error subclass with a stable code and null fields by def
   assert.deepEqual(
     [...ERROR_CODES].sort(),
     [
+      'ABORTED',
       'API_ERROR',
       'AUTH_ERROR',
       'AUTH_INVALID_CLIENT',
@@ -35,6 +36,7 @@ test('MonapiError is an Error subclass with a stable code and null fields by def
       'INTERNAL',
       'INVALID_INPUT',
       'PARTIAL_CREATE',
+      'PARTIAL_RESULT',
       'TIMEOUT',
     ],
   )

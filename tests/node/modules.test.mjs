@@ -13,7 +13,7 @@ import esmDefault from 'monapi'
 import { ROOT, runNode } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const EXPORTS = ['Client', 'Emulator', 'ERROR_CODES', 'MonapiError', 'PAGE_SIZE', 'VERSION'].sort()
+const EXPORTS = ['Client', 'Emulator', 'ERROR_CODES', 'MonapiError', 'PAGE_SIZE', 'Table', 'VERSION'].sort()
 
 test('ESM and CommonJS give the very same classes', () => {
   const cjs = require('monapi')
@@ -107,7 +107,7 @@ test('index.d.ts declares exactly what index.js exports, member by member', () =
     assert.deepEqual(runtimeStatic, [...members.static].sort(), `${name}: static members`)
     assert.deepEqual(runtimeInstance, [...members.instance].sort(), `${name}: instance members`)
   }
-  assert.deepEqual([...classes.keys()].sort(), ['Client', 'Emulator', 'MonapiError'])
+  assert.deepEqual([...classes.keys()].sort(), ['Client', 'Emulator', 'MonapiError', 'Table'])
 })
 
 test('every public member of index.d.ts has JSDoc with an example', () => {

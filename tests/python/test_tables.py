@@ -253,6 +253,8 @@ def test_bad_bulk_arguments_send_nothing(emulator: Emulator, client: monapi.Clie
     with pytest.raises(monapi.ValidationError) as caught:
         client.tables.service_reports([SERVICE_TASK], concurrency=0)
     assert caught.value.field == "concurrency"
+    with pytest.raises(monapi.ValidationError, match="from 1 to 256"):
+        client.tables.service_reports([SERVICE_TASK], concurrency=1000)
     with pytest.raises(TypeError, match="progress"):
         client.tables.service_reports([SERVICE_TASK], progress="yes")  # type: ignore[arg-type]
     assert emulator.counters().get("service_report", 0) == 0

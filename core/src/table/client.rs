@@ -158,6 +158,28 @@ pub struct BulkTables<T> {
     pub failures: Vec<(u64, Error)>,
 }
 
+impl<T> BulkTables<T> {
+    /// The error of a call that wants every task or none: [`Error::PartialResult`] when a
+    /// task failed (naming the first), `None` when all succeeded.
+    ///
+    /// ```
+    /// let bulk = monapi::table::BulkTables::<()> {
+    ///     tables: vec![(1, ())],
+    ///     failures: vec![(2, monapi::Error::Aborted)],
+    /// };
+    /// assert_eq!(bulk.partial_error().unwrap().code(), "PARTIAL_RESULT");
+    /// ```
+    pub fn partial_error(&self) -> Option<Error> {
+        let (first_task, first_error) = self.failures.first()?;
+        Some(Error::PartialResult {
+            failed: self.failures.len(),
+            total: self.failures.len() + self.tables.len(),
+            first_task: *first_task,
+            first_error: first_error.to_string(),
+        })
+    }
+}
+
 /// The tasks of a bulk call as they finish, in task order: `(task_id, table or error)`.
 /// Fetches run only while the stream is polled, at most the concurrency at once; dropping the
 /// stream stops every fetch in flight (nothing runs on after it).
