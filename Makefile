@@ -61,12 +61,13 @@ fmt:
 bench: python-bench node-bench tables-bench
 
 ## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
-## requests + pandas + to_parquet (120 tasks x 7 days, release emulator)
-tables-bench: python-env
-	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements-tables.txt
+## requests + pandas + to_parquet (120 tasks x 7 days, release emulator), then client.tables in
+## Python against the usual pandas and polars pipelines (bench/python/tables_bench.py)
+tables-bench: python-build
 	$(CARGO) bench -p monapi --features arrow --bench tables
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/export_bench.py --monapi target/release/monapi
+	$(PY) bench/python/tables_bench.py --monapi target/release/monapi
 
 ## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
 soak: $(PY_INSTALLED) node-build

@@ -13,7 +13,8 @@
 #                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
 #                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
 #                 npm platforms
-#   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
+#   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller), then the
+#                 notebook examples/analysis.ipynb, its plots as PNG files in examples/output/
 #   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
 #                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
 #                 it installs has the cargo feature bench-bridge (hidden A/B functions)
@@ -34,12 +35,20 @@ PY_PATH := PATH="$(abspath $(PY_VENV))/bin:$$PATH"
 PY_INSTALLED := $(PY_VENV)/.monapi-installed
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
-PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
+PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py tests/python bench/python bindings-python/python
 
 # node-env (npm ci), for python-test; the root Makefile has already included node.mk.
 ifndef NODE_STAMP
 include $(dir $(lastword $(MAKEFILE_LIST)))node.mk
 endif
+
+# Executes a notebook in a kernel (nbclient), as Jupyter would (make demo: the analysis one).
+define PY_RUN_NOTEBOOK
+import sys, nbformat, nbclient
+notebook = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(notebook, kernel_name="python3", timeout=600).execute()
+endef
+export PY_RUN_NOTEBOOK
 
 .PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
@@ -62,7 +71,7 @@ define py_build_wheel
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py tests/python bindings-python/python/monapi bench/python
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py tests/python bindings-python/python/monapi bench/python
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef
@@ -97,6 +106,8 @@ python-lint: python-env
 
 python-demo: $(PY_INSTALLED)
 	$(PY) examples/quickstart.py
+	MONAPI_PLOTS=$(abspath examples/output) $(PY) -c "$$PY_RUN_NOTEBOOK" examples/analysis.ipynb
+	@echo "plots: $(abspath examples/output)/*.png"
 
 # The bench wheel (in its own directory, never among the wheels users get) carries the feature
 # bench-bridge: python-demo rebuilds the shipped one.

@@ -16,6 +16,7 @@ use crate::pickle;
 use crate::runtime::{Awaitable, Job};
 use crate::settings::Given;
 use crate::shared::Shared;
+use crate::tables::AsyncTables;
 use crate::token::token_arg;
 
 /// An asyncio client of the monitoring service.
@@ -47,7 +48,7 @@ pub struct AsyncClient {
     shared: Arc<Shared>,
 }
 
-fn awaitable<T: Send + 'static>(name: &'static str, job: PyResult<Job<T>>) -> PyResult<Awaitable> {
+pub(crate) fn awaitable<T: Send + 'static>(name: &'static str, job: PyResult<Job<T>>) -> PyResult<Awaitable> {
     Ok(Awaitable::new(name, job?))
 }
 
@@ -56,7 +57,7 @@ impl AsyncClient {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None))]
+        user_agent=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -72,6 +73,7 @@ impl AsyncClient {
         connect_timeout: Option<Number>,
         max_retries: Option<Number>,
         user_agent: Option<String>,
+        timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
             base_url,
@@ -85,6 +87,7 @@ impl AsyncClient {
             connect_timeout,
             max_retries,
             user_agent,
+            timezone,
         };
         let shared = Shared::new(py, given, on_token)?;
         Ok(AsyncClient {
@@ -164,6 +167,16 @@ impl AsyncClient {
     #[getter]
     fn closed(&self) -> bool {
         self.shared.closed()
+    }
+
+    /// The calls that return tables (:class:`AsyncTables`), each a coroutine.
+    ///
+    /// Examples
+    /// --------
+    /// >>> df = (await client.tables.service_report(10001)).to_pandas()
+    #[getter]
+    fn tables(&self) -> AsyncTables {
+        AsyncTables::new(self.shared.clone())
     }
 
     /// Create server monitoring tasks in one batch (see :meth:`Client.create_server_tasks`).

@@ -15,6 +15,7 @@ use crate::pickle;
 use crate::runtime::run_job;
 use crate::settings::Given;
 use crate::shared::Shared;
+use crate::tables::Tables;
 use crate::token::token_arg;
 
 /// The `Request::Raw` of `request()` (the core checks the method, the path and the names).
@@ -77,6 +78,10 @@ pub fn raw_request(
 ///     (default 2). A create is never repeated once it may have reached the service.
 /// user_agent : str, optional
 ///     The ``User-Agent`` header (default ``monapi-python/<version>``).
+/// timezone : str, optional
+///     The time zone of the tables' times (``client.tables``) and of "today" for dates
+///     left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,
+///     the service's zone).
 ///
 /// Raises
 /// ------
@@ -107,7 +112,7 @@ impl Client {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None))]
+        user_agent=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -123,6 +128,7 @@ impl Client {
         connect_timeout: Option<Number>,
         max_retries: Option<Number>,
         user_agent: Option<String>,
+        timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
             base_url,
@@ -136,6 +142,7 @@ impl Client {
             connect_timeout,
             max_retries,
             user_agent,
+            timezone,
         };
         let shared = Shared::new(py, given, on_token)?;
         Ok(Client {
@@ -229,6 +236,17 @@ impl Client {
     #[getter]
     fn closed(&self) -> bool {
         self.shared.closed()
+    }
+
+    /// The calls that return tables (:class:`Tables`): the reports as :class:`Table`
+    /// objects, ready for pandas, polars, pyarrow or DuckDB.
+    ///
+    /// Examples
+    /// --------
+    /// >>> df = client.tables.service_report(10001).to_pandas()
+    #[getter]
+    fn tables(&self) -> Tables {
+        Tables::new(self.shared.clone())
     }
 
     /// Create server monitoring tasks in one batch.

@@ -31,6 +31,7 @@ fn state<'py>(py: Python<'py>, shared: &Shared) -> PyResult<Bound<'py, PyDict>> 
     state.set_item("connect_timeout", s.connect_timeout.as_secs_f64())?;
     state.set_item("max_retries", s.max_retries)?;
     state.set_item("user_agent", &s.user_agent)?;
+    state.set_item("timezone", s.timezone.to_string())?;
     Ok(state)
 }
 

@@ -25,6 +25,7 @@ pub struct Given {
     pub connect_timeout: Option<Number>,
     pub max_retries: Option<Number>,
     pub user_agent: Option<String>,
+    pub timezone: Option<String>,
 }
 
 impl Given {
@@ -56,8 +57,12 @@ impl Given {
                     .unwrap_or_else(|| format!("monapi-python/{}", env!("CARGO_PKG_VERSION"))),
             ),
             refresh_leeway: None,
-            // The tables (and so the time zone) are not part of this package yet.
-            timezone: None,
+            timezone: self
+                .timezone
+                .as_deref()
+                .map(input::timezone)
+                .transpose()
+                .map_err(check)?,
         };
         let builder = ClientBuilder::from_env().options(options);
         Ok(match self.token {
