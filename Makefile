@@ -1,4 +1,4 @@
-# The only entry points: demo, test, build, lint, fmt, bench.
+# The only entry points: demo, test, build, lint, fmt, bench, soak.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench rust-build rust-test rust-package set-version tables-bench
+.PHONY: demo test build lint fmt bench soak rust-build rust-test rust-package set-version soak-test tables-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -26,8 +26,8 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: lint, then every test suite (Rust, Python, Node) and the packages as users install them
-test: lint rust-test python-test node-test rust-package
+## test: lint, then every test suite (Rust, Python, Node), the packages as users install them, and the soak's 5-second form
+test: lint rust-test python-test node-test rust-package soak-test
 
 rust-test:
 	$(CARGO) test --workspace --all-targets
@@ -61,9 +61,22 @@ fmt:
 bench: python-bench node-bench tables-bench
 
 ## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
-## requests + pandas + to_parquet (120 tasks x 7 days, release emulator)
-tables-bench: python-env
-	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements-tables.txt
+## requests + pandas + to_parquet (120 tasks x 7 days, release emulator), then client.tables in
+## Python against the usual pandas and polars pipelines (bench/python/tables_bench.py)
+tables-bench: python-build
 	$(CARGO) bench -p monapi --features arrow --bench tables
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/export_bench.py --monapi target/release/monapi
+	$(PY) bench/python/tables_bench.py --monapi target/release/monapi
+
+## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
+soak: $(PY_INSTALLED) node-build
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(CARGO) build --release -p monapi-soak
+	target/release/soak --monapi target/release/monapi
+
+## soak-test: the soak's 5-second form with the debug builds of the emulator and the Rust client: no error in any phase (memory is not judged: the warm-up alone takes longer)
+soak-test: $(PY_INSTALLED) node-build
+	$(CARGO) build -p monapi-cli --bin monapi
+	$(CARGO) build -p monapi-soak
+	target/debug/soak --seconds 5 --warmup 0 --monapi target/debug/monapi

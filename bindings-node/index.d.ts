@@ -460,7 +460,10 @@ export interface ClientOptions {
   timeoutMs?: number
   /** Timeout for making a connection, in milliseconds: more than 0, at most 2^31 - 1 (default 10000). */
   connectTimeoutMs?: number
-  /** Retries of a read after a connection error, 429 or 502/503/504: 0 to 100 (default 2). */
+  /**
+   * Retries of a read after a transient failure (a connection that failed or broke, a body cut
+   * short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON): 0 to 100 (default 2).
+   */
   maxRetries?: number
   /** The `User-Agent` header (default `monapi-node/<version>`). */
   userAgent?: string
@@ -570,7 +573,8 @@ export interface PageOptions extends CallOptions {
  * connection pool and one token, and however many calls run at once, only one token request
  * is in flight. Tokens look after themselves: the first call logs in, a token is renewed
  * shortly before it expires, and a rejected one is renewed once and the call repeated once.
- * Reads are retried after connection errors, 429 and 502/503/504 (honouring `Retry-After`).
+ * Reads are retried after transient failures (a connection that failed or broke, a body cut
+ * short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON), honouring `Retry-After`.
  *
  * The HTTP work runs on a small native thread pool (one thread per core less one, at least
  * one; set `MONAPI_NODE_THREADS` to change it); answers are parsed with `JSON.parse` on the

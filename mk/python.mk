@@ -9,10 +9,12 @@
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
-#   python-test   python-dist, then pytest (with the stub check), mypy --strict, ruff; needs
-#                 node_modules too (node-env): the packaging tests run scripts/set-version.sh,
-#                 which asks napi-rs's CLI for the npm platforms
-#   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller)
+#   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
+#                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
+#                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
+#                 npm platforms
+#   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller), then the
+#                 notebook examples/analysis.ipynb, its plots as PNG files in examples/output/
 #   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
 #                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
 #                 it installs has the cargo feature bench-bridge (hidden A/B functions)
@@ -33,12 +35,20 @@ PY_PATH := PATH="$(abspath $(PY_VENV))/bin:$$PATH"
 PY_INSTALLED := $(PY_VENV)/.monapi-installed
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
-PY_LINTED := examples/quickstart.py tests/python bench/python bindings-python/python
+PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py tests/python bench/python bindings-python/python
 
 # node-env (npm ci), for python-test; the root Makefile has already included node.mk.
 ifndef NODE_STAMP
 include $(dir $(lastword $(MAKEFILE_LIST)))node.mk
 endif
+
+# Executes a notebook in a kernel (nbclient), as Jupyter would (make demo: the analysis one).
+define PY_RUN_NOTEBOOK
+import sys, nbformat, nbclient
+notebook = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(notebook, kernel_name="python3", timeout=600).execute()
+endef
+export PY_RUN_NOTEBOOK
 
 .PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
 
@@ -61,7 +71,7 @@ define py_build_wheel
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py tests/python bindings-python/python/monapi bench/python
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py tests/python bindings-python/python/monapi bench/python
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef
@@ -85,6 +95,8 @@ python-musl: python-env
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
 python-test: python-dist node-env
+	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
+	$(CARGO) build -p monapi-cli --bin monapi
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
@@ -94,6 +106,8 @@ python-lint: python-env
 
 python-demo: $(PY_INSTALLED)
 	$(PY) examples/quickstart.py
+	MONAPI_PLOTS=$(abspath examples/output) $(PY) -c "$$PY_RUN_NOTEBOOK" examples/analysis.ipynb
+	@echo "plots: $(abspath examples/output)/*.png"
 
 # The bench wheel (in its own directory, never among the wheels users get) carries the feature
 # bench-bridge: python-demo rebuilds the shipped one.

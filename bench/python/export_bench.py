@@ -36,7 +36,8 @@ import requests
 
 from bench import Server
 
-ZONE = datetime.timezone(datetime.timedelta(hours=8))
+from tables_bench import tidy_pandas
+
 ACCOUNT = {
     "MONAPI_CLIENT_ID": "demo_id",
     "MONAPI_CLIENT_SECRET": "demo_secret",
@@ -90,23 +91,11 @@ def the_usual_way(base_url: str, start: str, end: str, out: Path) -> float:
             break
         page += 1
 
-    first_day = pd.Timestamp(start).tz_localize(ZONE)
     frames = []
     for task in tasks:
         report = get(f"/v2/service/report/{task['task_id']}.json", start_date=start, end_date=end)
-        for series, records in report.items():
-            if not records:
-                continue
-            frame = pd.DataFrame.from_records(records)
-            clock = pd.to_datetime(frame.pop("time"), format="%H:%M")
-            minutes = clock.dt.hour * 60 + clock.dt.minute
-            day = (minutes.diff() < 0).cumsum()
-            frame.insert(0, "time", first_day + pd.to_timedelta(day * 1440 + minutes, unit="min"))
-            long = frame.melt(id_vars="time", var_name="metric", value_name="value")
-            long["value"] = pd.to_numeric(long["value"], errors="coerce")
-            long.insert(0, "series", series)
-            long.insert(0, "task_id", int(task["task_id"]))
-            frames.append(long)
+        if any(report.values()):
+            frames.append(tidy_pandas(int(task["task_id"]), report, start))
     table = pd.concat(frames, ignore_index=True)
     table["series"] = table["series"].astype("category")
     table["metric"] = table["metric"].astype("category")

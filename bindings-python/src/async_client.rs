@@ -16,6 +16,7 @@ use crate::pickle;
 use crate::runtime::{Awaitable, Job};
 use crate::settings::Given;
 use crate::shared::Shared;
+use crate::tables::AsyncTables;
 use crate::token::token_arg;
 
 /// An asyncio client of the monitoring service.
@@ -47,7 +48,7 @@ pub struct AsyncClient {
     shared: Arc<Shared>,
 }
 
-fn awaitable<T: Send + 'static>(name: &'static str, job: PyResult<Job<T>>) -> PyResult<Awaitable> {
+pub(crate) fn awaitable<T: Send + 'static>(name: &'static str, job: PyResult<Job<T>>) -> PyResult<Awaitable> {
     Ok(Awaitable::new(name, job?))
 }
 
@@ -56,7 +57,7 @@ impl AsyncClient {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None))]
+        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -75,6 +76,7 @@ impl AsyncClient {
         ca_bundle: Option<CaBundleArg>,
         proxy: ProxyArg,
         max_connections: Option<Number>,
+        timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
             base_url,
@@ -91,6 +93,7 @@ impl AsyncClient {
             ca_bundle,
             proxy,
             max_connections,
+            timezone,
         };
         let shared = Shared::new(py, given, on_token)?;
         Ok(AsyncClient {
@@ -170,6 +173,16 @@ impl AsyncClient {
     #[getter]
     fn closed(&self) -> bool {
         self.shared.closed()
+    }
+
+    /// The calls that return tables (:class:`AsyncTables`), each a coroutine.
+    ///
+    /// Examples
+    /// --------
+    /// >>> df = (await client.tables.service_report(10001)).to_pandas()
+    #[getter]
+    fn tables(&self) -> AsyncTables {
+        AsyncTables::new(self.shared.clone())
     }
 
     /// Create server monitoring tasks in one batch (see :meth:`Client.create_server_tasks`).

@@ -15,6 +15,7 @@ use crate::pickle;
 use crate::runtime::run_job;
 use crate::settings::Given;
 use crate::shared::Shared;
+use crate::tables::Tables;
 use crate::token::token_arg;
 
 /// The `Request::Raw` of `request()` (the core checks the method, the path and the names).
@@ -72,8 +73,9 @@ pub fn raw_request(
 /// connect_timeout : float, optional
 ///     Seconds to make a connection (default 10; bounded as ``timeout``).
 /// max_retries : int, optional
-///     Retries of a read after a connection error, 429 or 502/503/504: 0 to 100 (default
-///     2). A create is never repeated once it may have reached the service.
+///     Retries of a read after a transient failure (a connection that failed or broke, a
+///     body cut short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON): 0 to 100
+///     (default 2). A create is never repeated once it may have reached the service.
 /// user_agent : str, optional
 ///     The ``User-Agent`` header (default ``monapi-python/<version>``).
 /// ca_bundle : str, os.PathLike or bytes, optional
@@ -92,6 +94,10 @@ pub fn raw_request(
 ///     The most connections the client uses at once to the service, 1 to 10000 (default
 ///     100): at most this many calls are in flight, each on its own connection. Calls
 ///     beyond it wait for a free connection; the wait counts toward ``timeout``.
+/// timezone : str, optional
+///     The time zone of the tables' times (``client.tables``) and of "today" for dates
+///     left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,
+///     the service's zone).
 ///
 /// Raises
 /// ------
@@ -122,7 +128,7 @@ impl Client {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None))]
+        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -141,6 +147,7 @@ impl Client {
         ca_bundle: Option<CaBundleArg>,
         proxy: ProxyArg,
         max_connections: Option<Number>,
+        timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
             base_url,
@@ -157,6 +164,7 @@ impl Client {
             ca_bundle,
             proxy,
             max_connections,
+            timezone,
         };
         let shared = Shared::new(py, given, on_token)?;
         Ok(Client {
@@ -250,6 +258,17 @@ impl Client {
     #[getter]
     fn closed(&self) -> bool {
         self.shared.closed()
+    }
+
+    /// The calls that return tables (:class:`Tables`): the reports as :class:`Table`
+    /// objects, ready for pandas, polars, pyarrow or DuckDB.
+    ///
+    /// Examples
+    /// --------
+    /// >>> df = client.tables.service_report(10001).to_pandas()
+    #[getter]
+    fn tables(&self) -> Tables {
+        Tables::new(self.shared.clone())
     }
 
     /// Create server monitoring tasks in one batch.

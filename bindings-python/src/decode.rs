@@ -90,6 +90,11 @@ impl<'py> Builder<'_, 'py> {
             Node::Int(v) => PyInt::new(py, v).into_any(),
             Node::UInt(v) => PyInt::new(py, v).into_any(),
             Node::Float(v) => PyFloat::new(py, v).into_any(),
+            Node::BigInt { .. } => {
+                let digits = self.tape.get().text(self.body, node);
+                let digits = std::str::from_utf8(digits).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                py.get_type::<PyInt>().call1((digits,))?
+            }
             Node::Array => self.array()?,
             Node::Object => self.object()?,
             _ => self.element(node)?.into_owned(py),

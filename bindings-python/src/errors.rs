@@ -42,6 +42,7 @@ fn class_of(code: &str) -> &'static str {
         "AUTH_ERROR" => "AuthError",
         "API_ERROR" => "ApiError",
         "PARTIAL_CREATE" => "PartialCreateError",
+        "PARTIAL_RESULT" => "PartialResultError",
         "INVALID_INPUT" => "ValidationError",
         "TIMEOUT" => "TimeoutError",
         "CONNECTION" => "ConnectionError",

@@ -22,6 +22,8 @@ mod runtime;
 mod settings;
 mod shared;
 mod strings;
+mod table;
+mod tables;
 mod tape;
 mod token;
 
@@ -40,6 +42,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pages::ServiceTaskAsyncIterator>()?;
     m.add_class::<runtime::Awaitable>()?;
     m.add_class::<emulator::Emulator>()?;
+    m.add_class::<table::Table>()?;
+    m.add_class::<tables::Tables>()?;
+    m.add_class::<tables::AsyncTables>()?;
+    m.add_function(wrap_pyfunction!(table::_table_from_ipc, m)?)?;
     m.add_function(wrap_pyfunction!(pickle::_restore, m)?)?;
     m.add_function(wrap_pyfunction!(decode::_loads, m)?)?;
     m.add_function(wrap_pyfunction!(decode::_loads_chunked, m)?)?;

@@ -40,6 +40,7 @@ fn state<'py>(py: Python<'py>, shared: &Shared) -> PyResult<Bound<'py, PyDict>> 
         Some(monapi::Proxy::Off) => state.set_item("proxy", py.None())?,
         None => {}
     }
+    state.set_item("timezone", s.timezone.to_string())?;
     Ok(state)
 }
 

@@ -28,6 +28,7 @@ pub struct Given {
     pub ca_bundle: Option<CaBundleArg>,
     pub proxy: ProxyArg,
     pub max_connections: Option<Number>,
+    pub timezone: Option<String>,
 }
 
 impl Given {
@@ -67,8 +68,12 @@ impl Given {
                 .transpose()
                 .map_err(check)?,
             language: Some(Language::Python),
-            // The tables (and so the time zone) are not part of this package yet.
-            timezone: None,
+            timezone: self
+                .timezone
+                .as_deref()
+                .map(input::timezone)
+                .transpose()
+                .map_err(check)?,
         };
         let builder = ClientBuilder::from_env().options(options);
         Ok(match self.token {

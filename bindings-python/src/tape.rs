@@ -20,6 +20,12 @@ pub enum Node {
     Int(i64),
     UInt(u64),
     Float(f64),
+    /// An integer beyond 64 bits, or `-0`, which Python's `json` reads as an exact `int`
+    /// (serde_json gives a float for both): its digits, a byte range of the body.
+    BigInt {
+        start: u32,
+        len: u32,
+    },
     Str {
         start: u32,
         len: u32,
@@ -60,15 +66,19 @@ impl Tape {
             },
             chunks: None,
             chunk_nodes: usize::MAX,
+            numbers: Numbers::default(),
         };
         run(body, &mut out)?;
         Ok(out.tape)
     }
 
-    /// The text of a `Str` or `Unescaped` node of this tape, which was parsed from `body`.
+    /// The text of a `Str`, `Unescaped` or `BigInt` node of this tape, which was parsed from
+    /// `body`.
     pub fn text<'a>(&'a self, body: &'a [u8], node: Node) -> &'a [u8] {
         match node {
-            Node::Str { start, len } => &body[start as usize..(start + len) as usize],
+            Node::Str { start, len } | Node::BigInt { start, len } => {
+                &body[start as usize..(start + len) as usize]
+            }
             Node::Unescaped { start, len } => &self.unescaped[start as usize..(start + len) as usize],
             _ => b"",
         }
@@ -87,6 +97,7 @@ pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<
         tape: Tape::default(),
         chunks: Some(chunks),
         chunk_nodes: chunk_nodes.max(1),
+        numbers: Numbers::default(),
     };
     let message = if u32::try_from(body.len()).is_err() {
         Err(de::Error::custom(
@@ -101,21 +112,20 @@ pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<
 }
 
 fn run(body: &[u8], out: &mut Output) -> Result<(), serde_json::Error> {
-    let base = body.as_ptr() as usize;
     // One UTF-8 check of the whole body instead of one per string; an invalid body goes
     // through the checking parser, which says where.
     match std::str::from_utf8(body) {
-        Ok(text) => run_with(serde_json::Deserializer::from_str(text), out, base),
-        Err(_) => run_with(serde_json::Deserializer::from_slice(body), out, base),
+        Ok(text) => run_with(serde_json::Deserializer::from_str(text), out, body),
+        Err(_) => run_with(serde_json::Deserializer::from_slice(body), out, body),
     }
 }
 
 fn run_with<'de, R: serde_json::de::Read<'de>>(
     mut deserializer: serde_json::Deserializer<R>,
     out: &mut Output,
-    base: usize,
+    body: &[u8],
 ) -> Result<(), serde_json::Error> {
-    Seed { out, base }.deserialize(&mut deserializer)?;
+    Seed { out, body }.deserialize(&mut deserializer)?;
     deserializer.end()
 }
 
@@ -124,6 +134,60 @@ struct Output {
     tape: Tape,
     chunks: Option<SyncSender<Result<Tape, serde_json::Error>>>,
     chunk_nodes: usize,
+    numbers: Numbers,
+}
+
+/// The numbers of the body in document order, found by a scan of the text that runs only as
+/// far as a number whose text is needed (a float that may have been written as an integer),
+/// so the whole body is scanned at most once.
+#[derive(Default)]
+struct Numbers {
+    /// Numbers the parser has handed over so far.
+    parsed: usize,
+    /// Numbers the scan has passed, and where it stopped.
+    scanned: usize,
+    at: usize,
+}
+
+impl Numbers {
+    /// The byte range of the number the parser handed over last.
+    fn last(&mut self, body: &[u8]) -> Option<(usize, usize)> {
+        let mut found = None;
+        while self.scanned < self.parsed {
+            found = Some(self.next(body)?);
+        }
+        found
+    }
+
+    /// The next number token after `at`, outside strings (the text before the parser's
+    /// position is valid JSON: only strings can hold a `-` or a digit that is not a number).
+    fn next(&mut self, body: &[u8]) -> Option<(usize, usize)> {
+        let mut i = self.at;
+        while i < body.len() {
+            match body[i] {
+                b'"' => {
+                    i += 1;
+                    while i < body.len() && body[i] != b'"' {
+                        i += if body[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while i < body.len() && matches!(body[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
+                        i += 1;
+                    }
+                    self.at = i;
+                    self.scanned += 1;
+                    return Some((start, i));
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = i;
+        None
+    }
 }
 
 impl Output {
@@ -143,21 +207,21 @@ impl Output {
     }
 }
 
-/// Appends the nodes of one value to the output. `base` is the body's address: a borrowed
-/// string's offset is its address minus `base`.
-struct Seed<'t> {
+/// Appends the nodes of one value to the output, from `body`: a borrowed string's offset is
+/// its address minus the body's.
+struct Seed<'t, 'b> {
     out: &'t mut Output,
-    base: usize,
+    body: &'b [u8],
 }
 
-impl Seed<'_> {
+impl Seed<'_, '_> {
     fn push(self, node: Node) {
         self.out.tape.nodes.push(node);
     }
 
     fn borrowed(self, v: &str) {
         let node = Node::Str {
-            start: (v.as_ptr() as usize - self.base) as u32,
+            start: (v.as_ptr() as usize - self.body.as_ptr() as usize) as u32,
             len: v.len() as u32,
         };
         self.push(node);
@@ -172,9 +236,39 @@ impl Seed<'_> {
         unescaped.extend_from_slice(v.as_bytes());
         self.push(node);
     }
+
+    fn number(self, node: Node) {
+        self.out.numbers.parsed += 1;
+        self.push(node);
+    }
+
+    /// A float, unless its text is an integer: serde_json gives a float for an integer beyond
+    /// 64 bits and for `-0`, where Python's `json` gives an exact `int`. Only a float that is a
+    /// whole number of 2^63 or more, or -0.0, can be one, so only then is its text looked at.
+    fn float(self, v: f64) {
+        let maybe_integer = v.fract() == 0.0 && (v.abs() >= 9.2e18 || (v == 0.0 && v.is_sign_negative()));
+        if !maybe_integer {
+            return self.number(Node::Float(v));
+        }
+        self.out.numbers.parsed += 1;
+        let node = match self.out.numbers.last(self.body) {
+            Some((start, end))
+                if !self.body[start..end]
+                    .iter()
+                    .any(|b| matches!(b, b'.' | b'e' | b'E')) =>
+            {
+                Node::BigInt {
+                    start: start as u32,
+                    len: (end - start) as u32,
+                }
+            }
+            _ => Node::Float(v),
+        };
+        self.push(node);
+    }
 }
 
-impl<'de> DeserializeSeed<'de> for Seed<'_> {
+impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -182,7 +276,7 @@ impl<'de> DeserializeSeed<'de> for Seed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Seed<'_> {
+impl<'de> Visitor<'de> for Seed<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -195,17 +289,17 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.push(Node::Int(v));
+        self.number(Node::Int(v));
         Ok(())
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.push(Node::UInt(v));
+        self.number(Node::UInt(v));
         Ok(())
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.push(Node::Float(v));
+        self.float(v);
         Ok(())
     }
 
@@ -225,9 +319,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let Seed { out, base } = self;
+        let Seed { out, body } = self;
         out.tape.nodes.push(Node::Array);
-        while seq.next_element_seed(Seed { out: &mut *out, base })?.is_some() {
+        while seq.next_element_seed(Seed { out: &mut *out, body })?.is_some() {
             out.value_done()?;
         }
         out.tape.nodes.push(Node::End);
@@ -235,13 +329,13 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Seed { out, base } = self;
+        let Seed { out, body } = self;
         out.tape.nodes.push(Node::Object);
         while map
-            .next_key_seed(KeySeed(Seed { out: &mut *out, base }))?
+            .next_key_seed(KeySeed(Seed { out: &mut *out, body }))?
             .is_some()
         {
-            map.next_value_seed(Seed { out: &mut *out, base })?;
+            map.next_value_seed(Seed { out: &mut *out, body })?;
             out.value_done()?;
         }
         out.tape.nodes.push(Node::End);
@@ -250,9 +344,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
 }
 
 /// An object key: always a string.
-struct KeySeed<'t>(Seed<'t>);
+struct KeySeed<'t, 'b>(Seed<'t, 'b>);
 
-impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -260,7 +354,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed<'_> {
+impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -141,7 +141,8 @@ struct Connection {
     /// Overall timeout of one request, in seconds [default: 30].
     #[arg(long)]
     timeout: Option<f64>,
-    /// Retries of a read after a connection error, 429 or 502/503/504 [default: 2].
+    /// Retries of a read after a transient failure (connection, 429, 5xx, error page)
+    /// [default: 2].
     #[arg(long)]
     max_retries: Option<usize>,
     /// PEM file of CA certificates to trust besides the system's [also: $MONAPI_CA_BUNDLE,

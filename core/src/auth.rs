@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use md5::{Digest, Md5};
 
-use crate::transport::{Prepared, Transport};
+use crate::transport::{Prepared, Retry, Transport};
 use crate::{Endpoint, Error, Method, Result, Secret, Token};
 
 /// Called with every new token (login, refresh, re-login), so it can be saved.
@@ -159,8 +159,10 @@ impl Auth {
             ));
         };
         tracing::debug!(target: "monapi", "requesting a token with the password grant");
+        // Sent again after any transient failure: a second login only issues another pair.
         self.token_request(
             transport,
+            Retry::Transient,
             &[
                 ("grant_type", "password"),
                 ("username", username),
@@ -174,8 +176,12 @@ impl Auth {
 
     async fn refresh_grant(&self, transport: &Transport, refresh_token: &Secret) -> Result<Token> {
         tracing::debug!(target: "monapi", "requesting a token with the refresh grant");
+        // The service may retire the refresh token once it handles this request, so it is
+        // sent again only when it cannot have been handled. After a lost answer, the next
+        // renewal finds the refresh token refused and logs in with the password instead.
         self.token_request(
             transport,
+            Retry::Refused,
             &[
                 ("grant_type", "refresh_token"),
                 ("client_id", &self.credentials.client_id),
@@ -186,7 +192,12 @@ impl Auth {
         .await
     }
 
-    async fn token_request(&self, transport: &Transport, form: &[(&str, &str)]) -> Result<Token> {
+    async fn token_request(
+        &self,
+        transport: &Transport,
+        retry: Retry,
+        form: &[(&str, &str)],
+    ) -> Result<Token> {
         let request = Prepared {
             endpoint: Endpoint::Token,
             method: Method::Post,
@@ -194,6 +205,7 @@ impl Auth {
             query: Vec::new(),
             form: Some(serde_urlencoded::to_string(form).expect("strings always encode")),
             batch_len: 0,
+            retry,
             timeout: None,
         };
         let response = transport.send(&request, None).await?;

@@ -19,7 +19,7 @@ use crate::{md5_hex, Error, Result, Secret, Token};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default timeout for making a connection.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default number of retries of a read after a connection error, 429 or 502/503/504.
+/// Default number of retries of a read after a transient failure.
 pub const DEFAULT_MAX_RETRIES: usize = 2;
 /// Default margin before expiry at which a token is renewed (at most a quarter of its life).
 pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
@@ -346,9 +346,11 @@ impl ClientBuilder {
         self
     }
 
-    /// Retries of a read after a connection error, 429 or 502/503/504 (default 2, at most
-    /// [`input::MAX_RETRIES`]). Creates are retried only when the request cannot have reached
-    /// the service.
+    /// Retries of a read after a transient failure (default 2, at most
+    /// [`input::MAX_RETRIES`]): a connection that failed or broke before the whole answer, a
+    /// body shorter than its `Content-Length`, HTTP 429, 500, 502, 503 or 504, or a 2xx answer
+    /// that is a server's error page (empty, HTML, or PHP's `Fatal error`) instead of JSON.
+    /// Creates are retried only when the request cannot have reached the service.
     pub fn max_retries(mut self, retries: usize) -> Self {
         self.given.max_retries = Some(retries);
         self

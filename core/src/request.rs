@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::input;
 use crate::model::{DateRange, Monitor, ServerTask};
-use crate::transport::Prepared;
+use crate::transport::{Prepared, Retry};
 use crate::{Endpoint, Error, Result};
 
 /// One operation of the service, for [`Client::execute`](crate::Client::execute) (the typed
@@ -73,7 +73,7 @@ pub enum Request {
 /// The HTTP method of a [`Request::Raw`]: the service takes GET and POST.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
-    /// A read: retried after a connection error, 429 or 502/503/504.
+    /// A read: retried after a transient failure (see [`ClientBuilder::max_retries`](crate::ClientBuilder::max_retries)).
     Get,
     /// A write: never repeated once it may have reached the service.
     Post,
@@ -226,6 +226,7 @@ impl Request {
             query,
             form,
             batch_len,
+            retry: Retry::of(&self.endpoint()),
             timeout: None,
         })
     }

@@ -8,9 +8,10 @@
 //!
 //! - where the documentation describes an object keyed by id (the agent list, a service report,
 //!   a site report and its points' `uprate`, `resptime` and `fault`, a distribution), an empty
-//!   `[]` becomes `{}`. The two have the same length, so the bytes are patched in place at the
-//!   positions a small structural scan finds (never by searching text, which could touch a
-//!   string value);
+//!   `[]` becomes `{}`, and so does a whole answer of `null`. The bytes are patched in place
+//!   (`null` as `{}` and two spaces, the same length) at the positions a small structural scan
+//!   finds (never by searching text, which could touch a string value). A point's `null`
+//!   (`"fault": null`: no fault) is left as the service wrote it;
 //! - a page of the service task list is a list: `{}` and `null` become `[]` (an empty page),
 //!   and any other value is refused.
 
@@ -27,7 +28,7 @@ pub(crate) fn normalize(endpoint: &Endpoint, body: Bytes) -> Result<Bytes, &'sta
     match endpoint {
         Endpoint::ServiceTasks => task_page(body),
         Endpoint::Agents | Endpoint::ServiceReport | Endpoint::ResponseTimeDistribution => {
-            let patches = empty_array(&body, skip_ws(&body, 0)).map_or_else(Vec::new, |end| vec![end]);
+            let patches = empty_map(&body, skip_ws(&body, 0)).map_or_else(Vec::new, |patch| vec![patch]);
             Ok(patch(body, &patches))
         }
         Endpoint::SiteReport => {
@@ -36,6 +37,19 @@ pub(crate) fn normalize(endpoint: &Endpoint, body: Bytes) -> Result<Bytes, &'sta
         }
         _ => Ok(body),
     }
+}
+
+/// Whether a whole answer of `null` is an empty answer of `endpoint` (an empty task page or
+/// keyed map), rather than a body that is not what the operation answers.
+pub(crate) fn takes_null(endpoint: &Endpoint) -> bool {
+    matches!(
+        endpoint,
+        Endpoint::ServiceTasks
+            | Endpoint::Agents
+            | Endpoint::ServiceReport
+            | Endpoint::SiteReport
+            | Endpoint::ResponseTimeDistribution
+    )
 }
 
 /// A page of the service task list: a list as it is, `{}` and `null` as `[]`.
@@ -76,16 +90,16 @@ pub(crate) fn count_items(body: &[u8]) -> usize {
     count
 }
 
-/// The positions of `]` of the empty arrays where a site report has keyed maps: the report
-/// itself and each point's [`POINT_MAPS`].
-fn site_report(body: &[u8]) -> Vec<usize> {
+/// The empty maps where a site report has keyed maps: the report itself (`[]` or `null`) and
+/// each point's [`POINT_MAPS`] (`[]`).
+fn site_report(body: &[u8]) -> Vec<Patch> {
+    let start = skip_ws(body, 0);
+    if let Some(patch) = empty_map(body, start) {
+        return vec![patch];
+    }
     // Most reports hold no array at all: no scan.
     if memchr::memchr(b'[', body).is_none() {
         return Vec::new();
-    }
-    let start = skip_ws(body, 0);
-    if let Some(end) = empty_array(body, start) {
-        return vec![end];
     }
     let mut patches = Vec::new();
     let whole = members(body, start, |_, point| {
@@ -130,28 +144,46 @@ fn members(body: &[u8], start: usize, mut visit: impl FnMut(&[u8], usize)) -> Op
     }
 }
 
-/// If an empty array (`[`, whitespace, `]`) starts at `start`, the position of its `]`.
-fn empty_array(body: &[u8], start: usize) -> Option<usize> {
+/// An empty map as PHP may write it, to be written `{}`.
+#[derive(Debug, PartialEq)]
+enum Patch {
+    /// An empty array: the positions of its `[` and `]`.
+    EmptyArray(usize, usize),
+    /// `null`, at this position.
+    Null(usize),
+}
+
+/// The empty array (`[`, whitespace, `]`) that starts at `start`.
+fn empty_array(body: &[u8], start: usize) -> Option<Patch> {
     if body.get(start) != Some(&b'[') {
         return None;
     }
     let end = skip_ws(body, start + 1);
-    (body.get(end) == Some(&b']')).then_some(end)
+    (body.get(end) == Some(&b']')).then_some(Patch::EmptyArray(start, end))
 }
 
-/// `body` with each empty array whose `]` is at one of `ends` turned into `{}` (same length).
-fn patch(body: Bytes, ends: &[usize]) -> Bytes {
-    if ends.is_empty() {
+/// The empty answer that starts at `start`: an empty array, or `null` as the whole body.
+fn empty_map(body: &[u8], start: usize) -> Option<Patch> {
+    if body[start.min(body.len())..].trim_ascii() == b"null" {
+        return Some(Patch::Null(start));
+    }
+    empty_array(body, start)
+}
+
+/// `body` with each of `patches` written `{}` (the same length: `null` becomes `{}  `).
+fn patch(body: Bytes, patches: &[Patch]) -> Bytes {
+    if patches.is_empty() {
         return body;
     }
     let mut bytes = body.to_vec();
-    for &end in ends {
-        let start = bytes[..end]
-            .iter()
-            .rposition(|b| *b == b'[')
-            .expect("an empty array");
-        bytes[start] = b'{';
-        bytes[end] = b'}';
+    for patch in patches {
+        match *patch {
+            Patch::EmptyArray(start, end) => {
+                bytes[start] = b'{';
+                bytes[end] = b'}';
+            }
+            Patch::Null(start) => bytes[start..start + 4].copy_from_slice(b"{}  "),
+        }
     }
     Bytes::from(bytes)
 }
@@ -238,6 +270,10 @@ mod tests {
         // A string holding what looks like a key and an empty array is left alone.
         let tricky = r#"{"0":{"name":"\"uprate\":[]","uprate":{"1":{"uprate":"[]"}},"fault":null}}"#;
         assert_eq!(site(tricky), tricky);
+        // A point's null is the service's own word (no fault), left as written.
+        let nulls = r#"{"0":{"fault":null,"uprate":null}}"#;
+        assert_eq!(site(nulls), nulls);
+        assert_eq!(site(" null\n"), " {}  \n");
         // Malformed bodies are left for the decoder.
         assert_eq!(site(r#"{"0":{"uprate":[]"#), r#"{"0":{"uprate":[]"#);
         assert_eq!(site(r#"{"0":[1,[]]}"#), r#"{"0":[1,[]]}"#);
@@ -250,10 +286,10 @@ mod tests {
             Endpoint::ServiceReport,
             Endpoint::ResponseTimeDistribution,
         ] {
-            assert_eq!(
-                &normalize(&endpoint, Bytes::from_static(b"[]")).unwrap()[..],
-                b"{}"
-            );
+            for empty in ["[]", "null"] {
+                let body = Bytes::from_static(empty.as_bytes());
+                assert_eq!(normalize(&endpoint, body).unwrap().trim_ascii(), b"{}");
+            }
             let report = Bytes::from_static(br#"{"apache_rps":[]}"#);
             assert_eq!(normalize(&endpoint, report.clone()).unwrap(), report);
         }
@@ -283,5 +319,134 @@ mod tests {
         assert_eq!(count_items(br#"[{"a":"x,]"},{"b":[1,2]}, 3 ,"s"]"#), 4);
         assert_eq!(count_items(br#"[{"a":"\"}"}]"#), 1);
         assert_eq!(count_items(b"{}"), 0);
+    }
+}
+
+/// Properties of [`normalize`] on generated answers (proptest; seed 14, 256 cases each: a
+/// failure prints the smallest failing answer, and `cargo test -p monapi --lib shape::` runs
+/// the same cases again).
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::{Distribution, ServiceReport, SiteReport};
+
+    fn config() -> Config {
+        Config {
+            cases: 256,
+            rng_seed: RngSeed::Fixed(14),
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    /// Any JSON value, keys often those of a site report.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[\\[\\]{}\"\\\\a-z0-9 :,]{0,8}".prop_map(Value::String),
+        ];
+        let key = prop_oneof![
+            prop::sample::select(vec![
+                "uprate", "resptime", "fault", "name", "0", "1", "[]", "null"
+            ])
+            .prop_map(String::from),
+            "[a-z0-9\"\\\\\\[\\]]{0,6}",
+        ];
+        leaf.prop_recursive(4, 48, 5, move |inner| {
+            prop_oneof![
+                Just(json!([])),
+                Just(json!({})),
+                Just(Value::Null),
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// What PHP may write for an empty map.
+    fn is_empty_map(value: &Value) -> bool {
+        value.is_null() || value.as_array().is_some_and(Vec::is_empty)
+    }
+
+    /// The answer as `normalize` should leave it, computed on the parsed value.
+    fn expected(endpoint: &Endpoint, value: &Value) -> Value {
+        if is_empty_map(value) {
+            return json!({});
+        }
+        let mut value = value.clone();
+        if *endpoint == Endpoint::SiteReport {
+            for point in value
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|report| report.values_mut())
+            {
+                for (key, map) in point.as_object_mut().into_iter().flatten() {
+                    if POINT_MAPS.contains(&key.as_bytes()) && map.as_array().is_some_and(Vec::is_empty) {
+                        *map = json!({});
+                    }
+                }
+            }
+        }
+        value
+    }
+
+    const KEYED: [Endpoint; 4] = [
+        Endpoint::Agents,
+        Endpoint::ServiceReport,
+        Endpoint::SiteReport,
+        Endpoint::ResponseTimeDistribution,
+    ];
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn never_panics_on_any_bytes(body in prop::collection::vec(any::<u8>(), 0..48)) {
+            for endpoint in KEYED.iter().chain([&Endpoint::ServiceTasks, &Endpoint::Token]) {
+                let _ = normalize(endpoint, Bytes::from(body.clone()));
+            }
+            let _ = count_items(&body);
+        }
+
+        #[test]
+        fn empty_maps_become_objects_and_nothing_else_changes(value in json_value(), pretty in any::<bool>()) {
+            let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
+            for endpoint in &KEYED {
+                let body = normalize(endpoint, Bytes::from(text.clone())).unwrap();
+                prop_assert_eq!(body.len(), text.len());
+                let normalized: Value = serde_json::from_slice(&body).unwrap();
+                prop_assert_eq!(&normalized, &expected(endpoint, &value), "{} of {}", endpoint, text);
+            }
+            // The typed forms read an answer alike, however its empty maps were written.
+            let typed = |body: &[u8]| {
+                (
+                    serde_json::from_slice::<SiteReport>(body).ok(),
+                    serde_json::from_slice::<ServiceReport>(body).ok(),
+                    serde_json::from_slice::<Distribution>(body).ok(),
+                )
+            };
+            let site = normalize(&Endpoint::SiteReport, Bytes::from(text.clone())).unwrap();
+            prop_assert_eq!(typed(text.as_bytes()).0, typed(&site).0, "{}", text);
+        }
+
+        #[test]
+        fn task_pages_are_lists_or_refused(value in json_value()) {
+            let text = serde_json::to_string(&value).unwrap();
+            let page = normalize(&Endpoint::ServiceTasks, Bytes::from(text.clone()));
+            match &value {
+                Value::Array(_) => prop_assert_eq!(page.unwrap(), Bytes::from(text)),
+                Value::Null => prop_assert_eq!(page.unwrap(), Bytes::from_static(b"[]")),
+                Value::Object(members) if members.is_empty() => prop_assert_eq!(page.unwrap(), Bytes::from_static(b"[]")),
+                _ => prop_assert!(page.is_err()),
+            }
+        }
     }
 }

@@ -23,6 +23,14 @@ const ERROR_PROBE_LIMIT: usize = 4 * 1024;
 const ERROR_KEYS: [&[u8]; 3] = [b"\"code\"", b"\"error\"", b"\"err_key\""];
 /// The longest wait a `Retry-After` can impose before we give up waiting and retry anyway.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// Idle keep-alive connections kept to the service. More are opened while more calls run at
+/// once, and closed when done: an idle connection keeps its read buffer, which has grown to fit
+/// the largest answer it carried (up to about 400 KiB), so a client that once ran 1,000 calls
+/// at once would otherwise hold hundreds of megabytes until the idle timeout; with this bound
+/// its memory stays flat from one burst to the next (measured by the soak in `bench/`).
+const MAX_IDLE_CONNECTIONS: usize = 32;
+/// PHP's marker of a script that died (`Fatal error: ...`, as text or inside HTML tags).
+const PHP_FATAL_ERROR: &[u8] = b"Fatal error";
 
 /// A request ready to send: everything but the access token.
 #[derive(Debug)]
@@ -38,6 +46,33 @@ pub(crate) struct Prepared {
     /// The overall timeout of each exchange of this call, when it is not the client's
     /// ([`Client::with_timeout`](crate::Client::with_timeout)).
     pub timeout: Option<Duration>,
+    /// After which failures the request may be sent again.
+    pub retry: Retry,
+}
+
+/// After which failures a request may be sent again (always only while retries remain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Reads, and the password grant (a second login only issues another token pair): after
+    /// every transient failure (see [`Failure::transient`]).
+    Transient,
+    /// The refresh grant: the service may retire the refresh token as soon as it handles the
+    /// request, so only when it cannot have handled it (never sent, or answered 429 or 503,
+    /// which say it did not) is the same refresh token sent again.
+    Refused,
+    /// Writes (a create, a raw POST): only when the request never left this machine.
+    Unsent,
+}
+
+impl Retry {
+    /// The rule of an operation: reads are repeated, writes only when never sent.
+    pub fn of(endpoint: &Endpoint) -> Retry {
+        if endpoint.is_idempotent() {
+            Retry::Transient
+        } else {
+            Retry::Unsent
+        }
+    }
 }
 
 /// The answer of a successful call: the body bytes exactly as the service sent them.
@@ -106,26 +141,64 @@ struct Failure {
     /// The request never left this machine (connection refused, DNS, connect timeout), so
     /// even a non-idempotent call can be repeated.
     unsent: bool,
-    /// A repeat would fail the same way (the server's certificate is not trusted).
-    permanent: bool,
+    /// Why a repeat may well succeed (for the logs), when the failure is transient: no
+    /// connection, a connection that broke before the whole answer arrived, HTTP 429, 500,
+    /// 502, 503 or 504, or a 2xx answer that is a server's error page instead of JSON.
+    transient: Option<&'static str>,
 }
 
 impl Failure {
-    fn retryable(&self, endpoint: &Endpoint) -> bool {
-        if self.permanent {
-            return false;
+    fn retryable(&self, retry: Retry) -> bool {
+        match retry {
+            Retry::Transient => self.transient.is_some(),
+            Retry::Refused => {
+                self.unsent
+                    || matches!(
+                        self.error,
+                        Error::Api {
+                            status: 429 | 503,
+                            ..
+                        }
+                    )
+            }
+            Retry::Unsent => self.unsent,
         }
-        if self.unsent {
-            return true;
+    }
+
+    /// An answer that is an error (or not the JSON asked for); `error_page` says the body
+    /// of a 2xx answer looks like a server's error page.
+    fn answered(error: Error, error_page: bool) -> Failure {
+        let transient = match &error {
+            Error::Api { status: 429, .. } => Some("HTTP 429 (too many requests)"),
+            Error::Api { status: 500, .. } => Some("HTTP 500 (internal server error)"),
+            Error::Api { status: 502, .. } => Some("HTTP 502 (bad gateway)"),
+            Error::Api { status: 503, .. } => Some("HTTP 503 (service unavailable)"),
+            Error::Api { status: 504, .. } => Some("HTTP 504 (gateway timeout)"),
+            Error::Decode { .. } if error_page => Some("an error page instead of JSON"),
+            _ => None,
+        };
+        Failure {
+            error,
+            unsent: false,
+            transient,
         }
-        if !endpoint.is_idempotent() {
-            return false;
-        }
-        match &self.error {
-            Error::Connection { .. } => true,
-            Error::Api { status, .. } => matches!(status, 429 | 502 | 503 | 504),
-            _ => false,
-        }
+    }
+}
+
+/// Whether a 2xx body that is not JSON looks like a server's error page, decided narrowly
+/// from what PHP applications and the proxies in front of them send when a script dies:
+/// nothing at all (a script that died with its errors hidden), HTML (its first non-blank
+/// character is `<`: PHP's `<br />\n<b>Fatal error</b>: ...`, a proxy's error page), or
+/// PHP's text-mode `Fatal error` marker. Any other text (e.g. `OK`, a number) is not one.
+/// Bodies that start as JSON (`{`, `[`) are never error pages: they are data or error
+/// objects, classified by their content.
+fn looks_like_error_page(body: &[u8]) -> bool {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'<') => true,
+        Some(b'{' | b'[') => false,
+        Some(_) => body
+            .windows(PHP_FATAL_ERROR.len())
+            .any(|window| window == PHP_FATAL_ERROR),
     }
 }
 
@@ -164,7 +237,9 @@ impl Transport {
             .connect_timeout(config.connect_timeout)
             .user_agent(config.user_agent)
             .pool_idle_timeout(Duration::from_secs(60))
-            .pool_max_idle_per_host(config.max_connections)
+            // Idle connections kept for reuse: the smaller of the cap on connections in use and
+            // the bound that keeps idle read buffers from adding up.
+            .pool_max_idle_per_host(config.max_connections.min(MAX_IDLE_CONNECTIONS))
             .tcp_nodelay(true);
         let http = network::configure(builder, &config.extra_ca_pem, config.proxy.as_ref())?
             .build()
@@ -196,7 +271,8 @@ impl Transport {
         &self.base_url
     }
 
-    /// Sends `request` with retries (see [`Failure::retryable`]) and classifies the answer.
+    /// Sends `request` with retries (see [`Retry`] and [`Failure::transient`]) and
+    /// classifies the answer.
     pub async fn send(&self, request: &Prepared, token: Option<&Secret>) -> Result<RawResponse> {
         let policy = ExponentialBuilder::default()
             .with_jitter()
@@ -204,10 +280,11 @@ impl Transport {
             .with_max_delay(Duration::from_secs(5))
             .with_max_times(self.max_retries);
         let endpoint = &request.endpoint;
+        let mut retries = 0;
         (|| self.attempt(request, token))
             .retry(policy)
             .sleep(tokio::time::sleep)
-            .when(|failure: &Failure| failure.retryable(endpoint))
+            .when(|failure: &Failure| failure.retryable(request.retry))
             .adjust(|failure, delay| {
                 // A Retry-After from the service beats our own backoff (but only while
                 // retries remain: `delay` is None when they are used up).
@@ -218,7 +295,18 @@ impl Transport {
                 delay.map(|d| retry_after.map_or(d, |r| r.min(MAX_RETRY_AFTER)))
             })
             .notify(|failure, delay| {
-                tracing::debug!(target: "monapi", endpoint = %endpoint, ?delay, error = %failure.error, "retrying");
+                retries += 1;
+                let cause = failure.transient.unwrap_or("not sent");
+                tracing::debug!(
+                    target: "monapi",
+                    endpoint = %endpoint,
+                    retry = retries,
+                    of = self.max_retries,
+                    cause,
+                    ?delay,
+                    error = %failure.error,
+                    "retrying"
+                );
             })
             .await
             .map_err(|failure| failure.error)
@@ -254,7 +342,8 @@ impl Transport {
                     after: Some(timeout),
                 },
                 unsent: false,
-                permanent: true,
+                // The call's whole time went on the wait: not repeated.
+                transient: None,
             })?
             .expect("the semaphore is never closed");
         let builder = builder.timeout(
@@ -273,6 +362,7 @@ impl Transport {
             .await
             .map_err(|e| self.transport_failure(request, &e))?;
         drop(permit);
+        let error_page = (200..300).contains(&status) && looks_like_error_page(&body);
         tracing::debug!(
             target: "monapi",
             endpoint = %endpoint,
@@ -282,11 +372,7 @@ impl Transport {
             "response"
         );
         self.classify(request, status, retry_after, body)
-            .map_err(|error| Failure {
-                error,
-                unsent: false,
-                permanent: false,
-            })
+            .map_err(|error| Failure::answered(error, error_page))
     }
 
     /// Turns an answer into data or an error. The real service may send an error body with
@@ -370,9 +456,9 @@ impl Transport {
             redactor: self.redactor.clone(),
         };
         match response.body.iter().find(|b| !b.is_ascii_whitespace()) {
-            // A task page may be `null` (an empty page); `normalize` refuses other values.
-            Some(b'{' | b'[' | b'n') if *endpoint == Endpoint::ServiceTasks => {}
             Some(b'{' | b'[') => {}
+            // `null` is PHP's empty task page or keyed map; `normalize` gives it its shape.
+            Some(b'n') if response.body.trim_ascii() == b"null" && shape::takes_null(endpoint) => {}
             _ if *endpoint == Endpoint::Token => {
                 return Err(Error::Decode {
                     endpoint: endpoint.clone(),
@@ -401,39 +487,49 @@ impl Transport {
                     message: self.redactor.redact(&message),
                 },
                 unsent: false,
-                permanent: true,
+                // Not transient: never retried, whatever the call's retry rule.
+                transient: None,
             };
         }
         let unsent = error.is_connect();
-        let error = if error.is_timeout() {
-            // A connect timeout means the request never left; otherwise the overall one ran out.
+        let cut_short = error.is_body() || error.is_decode();
+        let (error, transient) = if error.is_timeout() {
+            // A connect timeout means the request never left; otherwise the overall one ran
+            // out, and waiting as long again is not what the caller asked for.
             let after = if unsent {
                 self.connect_timeout
             } else {
                 request.timeout.unwrap_or(self.timeout)
             };
-            Error::Timeout {
+            let error = Error::Timeout {
                 endpoint: endpoint.clone(),
                 after: Some(after),
-            }
-        } else {
-            let message = if error.is_body() || error.is_decode() {
-                format!(
-                    "the connection closed before the whole answer arrived ({})",
-                    error_chain(error)
-                )
-            } else {
-                error_chain(error)
             };
-            Error::Connection {
+            (error, unsent.then_some("no connection (connect timeout)"))
+        } else {
+            let (message, transient) = if cut_short {
+                (
+                    format!(
+                        "the connection closed before the whole answer arrived ({})",
+                        error_chain(error)
+                    ),
+                    "the body was cut short",
+                )
+            } else if unsent {
+                (error_chain(error), "no connection")
+            } else {
+                (error_chain(error), "the connection broke before the answer")
+            };
+            let error = Error::Connection {
                 endpoint: endpoint.clone(),
                 message: self.redactor.redact(&message),
-            }
+            };
+            (error, Some(transient))
         };
         Failure {
             error,
             unsent,
-            permanent: false,
+            transient,
         }
     }
 }
@@ -518,6 +614,29 @@ mod tests {
         assert_eq!(parse_indices("0, 2", 3), vec![0, 2]);
         assert_eq!(parse_indices("5", 3), Vec::<usize>::new());
         assert_eq!(parse_indices("web-01", 3), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn error_pages_are_recognised_narrowly() {
+        for page in [
+            &b""[..],
+            b" \r\n",
+            b"<br />\n<b>Fatal error</b>:  Allowed memory size exhausted",
+            b"<!DOCTYPE html><html><body>502 Bad Gateway</body></html>",
+            b"  <html>",
+            b"PHP Fatal error:  Uncaught Error: Call to undefined function",
+        ] {
+            assert!(looks_like_error_page(page), "{page:?}");
+        }
+        for data in [
+            &b"OK"[..],
+            b"12345",
+            b"null",
+            b"{\"task_name\":\"<b>Fatal error</b>\"}",
+            b"[\"<html>\"]",
+        ] {
+            assert!(!looks_like_error_page(data), "{data:?}");
+        }
     }
 
     #[test]

@@ -49,6 +49,8 @@ async fn debug_logs_are_useful_and_redacted() {
 
     let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("retrying"), "{logs}");
+    assert!(logs.contains("retry=1"), "{logs}");
+    assert!(logs.contains("HTTP 503 (service unavailable)"), "{logs}");
     assert!(logs.contains("refresh grant"), "{logs}");
     assert!(logs.contains("GET /v2/agent/lists.json"), "{logs}");
     let tokens = [

@@ -1,5 +1,7 @@
-//! Reads recover from 429/502/503/504 and broken connections; creates are never repeated once
-//! they may have reached the service.
+//! Reads recover from 429/500/502/503/504, broken connections, bodies cut short and error
+//! pages; creates are never repeated once they may have reached the service; the password
+//! grant is repeated like a read, the refresh grant only when the service cannot have used up
+//! the refresh token.
 
 mod common;
 
@@ -60,14 +62,29 @@ async fn retries_are_bounded() {
 }
 
 #[tokio::test]
-async fn a_500_is_not_retried() {
+async fn reads_retry_500_and_error_pages() {
     let emu = emulator().await;
-    let client = client(&emu);
+    let client = builder(&emu).max_retries(3).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::Error500])).unwrap();
+    emu.set_faults(next(&[
+        FaultKind::Error500,
+        FaultKind::MalformedBody,
+        FaultKind::Error500,
+    ]))
+    .unwrap();
+    assert!(!client.agents().await.unwrap().is_empty());
+    assert_eq!(emu.counters().agents, 4);
+}
+
+#[tokio::test]
+async fn an_error_page_is_a_decode_error_once_retries_are_used_up() {
+    let emu = emulator().await;
+    let client = builder(&emu).max_retries(1).build().unwrap();
+    client.login().await.unwrap();
+    emu.set_faults(next(&[FaultKind::MalformedBody; 2])).unwrap();
     let err = client.agents().await.unwrap_err();
-    assert_eq!(err.status(), Some(500));
-    assert_eq!(emu.counters().agents, 1);
+    assert_eq!(err.kind(), ErrorKind::Decode, "{err:?}");
+    assert_eq!(emu.counters().agents, 2);
 }
 
 #[tokio::test]
@@ -93,10 +110,17 @@ async fn retry_after_is_honoured() {
 #[tokio::test]
 async fn creates_are_not_repeated_after_reaching_the_service() {
     let emu = emulator().await;
-    let client = client(&emu);
+    let client = builder(&emu).max_retries(3).build().unwrap();
     client.login().await.unwrap();
     let task = ServerTask::new("web-01", "10.0.0.1", "10.0.0.1", SystemType::Linux);
-    for fault in [FaultKind::Error503, FaultKind::DropConnection] {
+    for fault in [
+        FaultKind::Error500,
+        FaultKind::Error503,
+        FaultKind::Error429,
+        FaultKind::DropConnection,
+        FaultKind::TruncatedBody,
+        FaultKind::MalformedBody,
+    ] {
         emu.set_faults(next(&[fault])).unwrap();
         let before = emu.counters().create;
         let err = client
@@ -104,11 +128,67 @@ async fn creates_are_not_repeated_after_reaching_the_service() {
             .await
             .unwrap_err();
         assert!(
-            matches!(err.kind(), ErrorKind::Api | ErrorKind::Connection),
+            matches!(
+                err.kind(),
+                ErrorKind::Api | ErrorKind::Connection | ErrorKind::Decode
+            ),
             "{err:?}"
         );
         assert_eq!(emu.counters().create - before, 1, "{fault:?} must not be retried");
     }
+    // The truncated answer was the only one whose create ran (the other faults answer
+    // before the emulator handles the request): stored once, never twice.
+    assert_eq!(emu.server_tasks().len(), 1);
+}
+
+#[tokio::test]
+async fn the_password_grant_is_retried_like_a_read() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    emu.set_faults(next(&[FaultKind::Error500, FaultKind::DropConnection]))
+        .unwrap();
+    client.login().await.unwrap();
+    assert_eq!(emu.counters().token_password, 3);
+}
+
+#[tokio::test]
+async fn the_refresh_grant_is_retried_only_when_the_service_refused_it() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+
+    // 503 and 429 say the request was not handled: the same refresh token is still live.
+    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]))
+        .unwrap();
+    client.refresh().await.unwrap();
+    assert_eq!(emu.counters().token_refresh, 3);
+
+    // A lost answer may have used the refresh token up: not sent again.
+    for fault in [
+        FaultKind::Error500,
+        FaultKind::DropConnection,
+        FaultKind::TruncatedBody,
+        FaultKind::MalformedBody,
+    ] {
+        emu.set_faults(next(&[fault])).unwrap();
+        let before = emu.counters().token_refresh;
+        let err = client.refresh().await.unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::Api | ErrorKind::Connection | ErrorKind::Decode
+            ),
+            "{fault:?}: {err:?}"
+        );
+        assert_eq!(emu.counters().token_refresh - before, 1, "{fault:?}");
+    }
+
+    // The truncated answer retired the refresh token: the next renewal finds it refused and
+    // logs in with the password instead.
+    emu.expire_tokens();
+    let logins = emu.counters().token_password;
+    client.agents().await.unwrap();
+    assert_eq!(emu.counters().token_password - logins, 1);
 }
 
 #[tokio::test]

@@ -50,10 +50,10 @@ fn ip(task: &Map<String, Value>, field: &str) -> Result<(), String> {
 }
 
 /// Ids from a string (comma-separated), a number, or an array of strings/numbers;
-/// blank pieces are skipped. `None` when the value has another shape.
+/// blank pieces are skipped; left out or `null`, none. `None` when the value has another shape.
 fn id_list(value: Option<&Value>) -> Option<Vec<String>> {
     let pieces = match value {
-        None => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| scalar(Some(item)))
@@ -88,10 +88,17 @@ pub(crate) fn task(line: &Value, plugins: &HashSet<String>) -> Result<(), String
         flag(task, "snmp_authtype", " when snmp_v is 1 (0 MD5, 1 SHA)")?;
     } else {
         non_empty(task, "snmp_comm", " when snmp_v is 0")?;
+        // Not needed with version 2c, but a value given must still be one.
+        if task.contains_key("snmp_authtype") {
+            flag(task, "snmp_authtype", " (0 MD5, 1 SHA)")?;
+        }
     }
-    if flag(task, "use_agent", "")? {
-        let ids = id_list(task.get("plugin_task_uselist_id"))
-            .ok_or_else(|| "plugin_task_uselist_id must be a string or an array of ids".to_string())?;
+    let use_agent = flag(task, "use_agent", "")?;
+    // The ids' shape is checked whenever they are given; that they name plugins only when
+    // they are used.
+    let ids = id_list(task.get("plugin_task_uselist_id"))
+        .ok_or_else(|| "plugin_task_uselist_id must be a string or an array of ids".to_string())?;
+    if use_agent {
         if ids.is_empty() {
             return Err("plugin_task_uselist_id must not be empty when use_agent is 1".into());
         }
@@ -109,10 +116,14 @@ fn alert_setting(value: Option<&Value>) -> Result<(), String> {
     let setting = value
         .and_then(Value::as_object)
         .ok_or_else(|| "alert_setting must be an object".to_string())?;
+    // PHP writes an empty object as `[]`.
+    let no_alert = Map::new();
     if let Some(alert) = setting.get("alert") {
-        let alert = alert
-            .as_object()
-            .ok_or_else(|| "alert_setting.alert must be an object".to_string())?;
+        let alert = match alert {
+            Value::Object(alert) => alert,
+            Value::Array(items) if items.is_empty() => &no_alert,
+            _ => return Err("alert_setting.alert must be an object".to_string()),
+        };
         for channel in ALERT_CHANNELS {
             if let Some(ids) = alert.get(*channel) {
                 if id_list(Some(ids)).is_none() {

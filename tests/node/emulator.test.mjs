@@ -127,7 +127,7 @@ test('setFaults: the next queue in order (camelCase or snake_case kinds), and sh
   assert.equal((await client.serviceTasks()).length, 50)
   assert.equal(emu.counters().service_tasks, 5, 'four faults, then the answer')
   emu.setFaults({ next: /** @type {any} */ (['error_500']) })
-  assert.equal((await rejects(client.agents(), 'API_ERROR')).status, 500)
+  assert.equal((await rejects(emu.client({ maxRetries: 0, token: client.token }).agents(), 'API_ERROR')).status, 500)
   emu.setFaults({ error503: 1, retryAfterSecs: 0 })
   await rejects(emu.client({ maxRetries: 1, token: client.token }).agents(), 'API_ERROR')
   emu.setFaults({})
@@ -138,7 +138,7 @@ test('setFaults: the next queue in order (camelCase or snake_case kinds), and sh
 
 test('faults at start', async (t) => {
   const emu = await emulator(t, { faults: { next: ['malformedBody'] } })
-  await rejects(emu.client().login(), 'DECODE')
+  await rejects(emu.client({ maxRetries: 0 }).login(), 'DECODE')
 })
 
 test('expireTokens and revokeRefreshTokens', async (t) => {

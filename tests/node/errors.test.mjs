@@ -92,12 +92,12 @@ test('API_ERROR: unknown task (404 with the service code), 500 not retried, 503 
   assert.match(notFound.message, /999999/)
   assert.equal(notFound.retryAfterMs, null)
 
-  emu.setFaults({ next: ['error500'] })
+  emu.setFaults({ next: ['error500', 'error500'] })
   const internalError = await rejects(client.agents(), 'API_ERROR')
   assert.equal(internalError.status, 500)
   assert.equal(internalError.endpoint, 'GET /v2/agent/lists.json')
   const agentsBefore = emu.counters().agents
-  assert.equal(agentsBefore, 1, 'a 500 is not retried')
+  assert.equal(agentsBefore, 2, 'a 500 is retried (maxRetries: 1), then reported')
 
   emu.setFaults({ next: ['error503', 'error503', 'error503'], retryAfterSecs: 0 })
   const unavailable = await rejects(client.agents(), 'API_ERROR')
@@ -268,15 +268,18 @@ test('CONNECTION: nothing listening, a dropped connection, a truncated body', as
   assert.match((await rejects(client.agents(), 'CONNECTION')).message, /closed before the whole answer/)
 })
 
-test('DECODE: an HTML error page instead of JSON; not retried', async (t) => {
+test('DECODE: an HTML error page instead of JSON, retried, then reported', async (t) => {
   const emu = await emulator(t)
-  const client = emu.client()
+  const client = emu.client({ maxRetries: 1 })
   await client.login()
   emu.setFaults({ next: ['malformedBody'] })
+  assert.ok(Object.keys(await client.agents()).length > 0)
+  assert.equal(emu.counters().agents, 2, 'one error page, then the answer')
+  emu.setFaults({ next: ['malformedBody', 'malformedBody'] })
   const err = await rejects(client.agents(), 'DECODE')
   assert.equal(err.endpoint, 'GET /v2/agent/lists.json')
   assert.match(err.message, /not JSON/)
-  assert.equal(emu.counters().agents, 1)
+  assert.equal(emu.counters().agents, 4)
 })
 
 test('INTERNAL: a Rust panic rejects the Promise (or throws), the process lives on', async () => {

@@ -50,7 +50,7 @@ test('no secret in errors or in the inspection of clients and emulators', async 
   const badTask = { ...linuxTask('x'), snmp_v: '1', snmp_user: 'u', snmp_pass: 's3cret-phrase', frequency: '0' }
   await collect(client.createServerTasks([badTask]))
   for (const fault of /** @type {const} */ (['malformedBody', 'truncatedBody', 'dropConnection', 'error500'])) {
-    emu.setFaults({ next: [fault, fault, fault] })
+    emu.setFaults({ next: [fault, fault, fault] }) // the call and its two retries
     await collect(client.agents())
   }
   emu.setFaults({})

@@ -28,6 +28,9 @@ PROTOCOL = {
     "__anext__",
     "__await__",
     "__reduce__",
+    "__len__",
+    "__arrow_c_stream__",
+    "__arrow_c_schema__",
 }
 
 _KINDS = inspect.Parameter

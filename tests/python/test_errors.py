@@ -200,23 +200,28 @@ def test_connection_refused() -> None:
     roundtrip(caught.value)
 
 
-def test_decode_error_from_a_malformed_body(client: monapi.Client, emulator: Emulator) -> None:
+def test_decode_error_from_an_error_page_once_retries_are_used_up(
+    client: monapi.Client, emulator: Emulator
+) -> None:
     client.login()
-    emulator.set_faults(next=["malformed_body"])
+    emulator.set_faults(next=["malformed_body"] * 3)
     with pytest.raises(monapi.DecodeError) as caught:
         client.agents()
     error = caught.value
     assert error.endpoint == "GET /v2/agent/lists.json"
     assert "Fatal error" in error.snippet
-    assert emulator.counters()["agents"] == 1  # the service answered: not retried
+    assert emulator.counters()["agents"] == 3  # max_retries=2: tried three times
     roundtrip(error)
 
 
-def test_a_truncated_body_is_retried(client: monapi.Client, emulator: Emulator) -> None:
+def test_transient_faults_of_a_read_are_retried(client: monapi.Client, emulator: Emulator) -> None:
     client.login()
     emulator.set_faults(next=["truncated_body", "drop_connection"])
     assert client.agents()
     assert emulator.counters()["agents"] == 3
+    emulator.set_faults(next=["error_500", "malformed_body"])
+    assert client.agents()
+    assert emulator.counters()["agents"] == 6
 
 
 def test_server_errors_are_retried_then_raised(emulator: Emulator) -> None:

@@ -57,7 +57,7 @@ def test_no_secret_in_reprs_errors_or_debug_logs(
             with pytest.raises(monapi.MonapiError) as caught:
                 call()
             errors.append(caught.value)
-        emulator.set_faults(next=["malformed_body"])
+        emulator.set_faults(next=["malformed_body"] * 3)  # the retries too
         with pytest.raises(monapi.DecodeError) as decode:
             client.agents()
         errors.append(decode.value)

@@ -45,7 +45,15 @@ def test_curated_public_api() -> None:
 
 
 def test_every_public_method_has_a_numpy_docstring_with_an_example() -> None:
-    classes = [monapi.Client, monapi.AsyncClient, monapi.testing.Emulator]
+    classes = [
+        monapi.Client,
+        monapi.AsyncClient,
+        monapi.Tables,
+        monapi.AsyncTables,
+        monapi.Table,
+        monapi.SiteTables,
+        monapi.testing.Emulator,
+    ]
     for cls in classes:
         assert "Examples" in (cls.__doc__ or ""), cls
         for name, member in vars(cls).items():

@@ -7,6 +7,9 @@ work; results are plain dicts and lists with the API's own keys and values.
 
 - :class:`Client`: blocking; releases the GIL while it waits; share it between threads.
 - :class:`AsyncClient`: asyncio; works in scripts and in Jupyter's running loop.
+- ``client.tables``: the reports as :class:`Table` objects (Arrow), ready for pandas,
+  polars, pyarrow or DuckDB in one call; many tasks at once with a progress bar.
+- :mod:`monapi.types`: TypedDicts of the plain results.
 - :mod:`monapi.errors`: the exceptions, all under :class:`MonapiError`.
 - :mod:`monapi.testing`: the bundled emulator of the service, for tests and notebooks.
 
@@ -19,15 +22,19 @@ Examples
 >>> client = monapi.Client()   # MONAPI_BASE_URL, MONAPI_CLIENT_ID, ... from the environment
 >>> tasks = client.service_tasks()
 >>> report = client.service_report(tasks[0]["task_id"], start_date="2026-11-01")
+>>> df = client.tables.service_report(tasks[0]["task_id"], start_date="2026-11-01").to_pandas()
 """
 
-from monapi import errors, testing
+from monapi import errors, testing, types
 from monapi._native import (
     PAGE_SIZE,
     AsyncClient,
+    AsyncTables,
     Client,
     ServiceTaskAsyncIterator,
     ServiceTaskIterator,
+    Table,
+    Tables,
     __version__,
 )
 from monapi._token import Token
@@ -40,14 +47,17 @@ from monapi.errors import (
     InvalidGrantError,
     MonapiError,
     PartialCreateError,
+    PartialResultError,
     TimeoutError,
     ValidationError,
 )
+from monapi.tables import SiteTables
 
 __all__ = [
     "PAGE_SIZE",
     "ApiError",
     "AsyncClient",
+    "AsyncTables",
     "AuthError",
     "Client",
     "ConnectionError",
@@ -56,12 +66,17 @@ __all__ = [
     "InvalidGrantError",
     "MonapiError",
     "PartialCreateError",
+    "PartialResultError",
     "ServiceTaskAsyncIterator",
     "ServiceTaskIterator",
+    "SiteTables",
+    "Table",
+    "Tables",
     "TimeoutError",
     "Token",
     "ValidationError",
     "__version__",
     "errors",
     "testing",
+    "types",
 ]

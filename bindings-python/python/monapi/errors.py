@@ -12,6 +12,7 @@ Class                      When
 ``AuthError``              another authentication failure (base of the two above)
 ``ApiError``               the service answered with an error (``status_code``, ``code``)
 ``PartialCreateError``     some tasks of a create batch failed; the others were created
+``PartialResultError``     some tasks of a bulk table call failed; ``.table`` has the others
 ``ValidationError``        an argument breaks a rule; nothing was sent (also ``ValueError``)
 ``TimeoutError``           no complete answer in time (also the builtin ``TimeoutError``)
 ``ConnectionError``        no connection, or it broke (also the builtin ``ConnectionError``)
@@ -41,6 +42,7 @@ __all__ = [
     "InvalidGrantError",
     "MonapiError",
     "PartialCreateError",
+    "PartialResultError",
     "TimeoutError",
     "ValidationError",
 ]
@@ -237,6 +239,42 @@ class PartialCreateError(MonapiError):
         self.err_content = err_content
         self.submitted = submitted
         self.created = created
+
+
+class PartialResultError(MonapiError):
+    """Some tasks of a bulk call (``client.tables.service_reports``, ``site_reports``)
+    failed; the others succeeded and their rows are here.
+
+    Pass ``errors="collect"`` to get the result back instead, with the failures on it.
+
+    Attributes
+    ----------
+    table : Table or SiteTables
+        The rows of every task that succeeded, as the call would have returned them.
+    failures : list of tuple of (int, MonapiError)
+        Each task that failed, in task order, with its error (e.g. an :class:`ApiError`
+        with ``status_code`` 404 for an unknown task).
+
+    Examples
+    --------
+    >>> try:
+    ...     week = client.tables.service_reports(ids, start_date="2026-11-01")
+    ... except monapi.PartialResultError as e:
+    ...     week = e.table
+    ...     retry = [task_id for task_id, _ in e.failures]
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        /,
+        *,
+        table: Any = None,
+        failures: list[tuple[int, MonapiError]] | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.table = table
+        self.failures: list[tuple[int, MonapiError]] = list(failures or [])
 
 
 class ValidationError(MonapiError, ValueError):

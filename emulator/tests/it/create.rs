@@ -243,6 +243,15 @@ async fn every_validation_rule_is_enforced() {
             ),
             "plugin_task_uselist_id 999999 is not a plugin of this account",
         ),
+        // Given values are checked even where they are not used (version 2c, no agent).
+        (
+            with(linux(), json!({"snmp_v": "0", "snmp_authtype": "2"})),
+            "snmp_authtype must be 0 or 1 (0 MD5, 1 SHA)",
+        ),
+        (
+            with(linux(), json!({"use_agent": "0", "plugin_task_uselist_id": {}})),
+            "plugin_task_uselist_id must be a string or an array of ids",
+        ),
         (
             without(linux(), "alert_setting"),
             "alert_setting must be an object",
@@ -291,7 +300,7 @@ async fn every_validation_rule_is_enforced() {
         (
             with(
                 linux(),
-                json!({"alert_setting": alert(json!({"alert": {"remind": null}}))}),
+                json!({"alert_setting": alert(json!({"alert": {"remind": true}}))}),
             ),
             "alert_setting.alert.remind must be a string",
         ),

@@ -226,7 +226,11 @@ impl Parsed {
         let snmp_v = r.field("snmp_v", Some(defaults.snmp_v));
         let snmp_comm = text(&mut r, "snmp_comm", Some(defaults.snmp_comm));
         let snmp_user = text(&mut r, "snmp_user", Some(defaults.snmp_user));
-        let snmp_pass = r.field("snmp_pass", Some(defaults.snmp_pass));
+        // `null` is empty, as for the other texts; an error never shows the value.
+        let snmp_pass = r.field_with("snmp_pass", Some(defaults.snmp_pass), |v| match v {
+            Value::Null => Ok(Secret::new("")),
+            v => Secret::deserialize(v).map_err(|e| ("snmp_pass".into(), e.to_string())),
+        });
         let snmp_authtype = r.field("snmp_authtype", Some(defaults.snmp_authtype));
         let use_agent = r.field("use_agent", Some(Flag(defaults.use_agent))).map(|f| f.0);
         let plugin_task_uselist_id = r
