@@ -468,6 +468,32 @@ export interface ClientOptions {
   /** The `User-Agent` header (default `monapi-node/<version>`). */
   userAgent?: string
   /**
+   * CA certificates to trust besides the system's store: the path of a PEM file, or the PEM
+   * text as a Buffer (a company's own CA, a TLS-inspecting proxy's). The files named by
+   * `MONAPI_CA_BUNDLE`, `SSL_CERT_FILE`, `NODE_EXTRA_CA_CERTS` and the directories of
+   * `SSL_CERT_DIR` are trusted too. A file that does not exist or holds no certificate is an
+   * `INVALID_INPUT` error at construction.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ caBundle: '/etc/company/ca.pem' }) // and MONAPI_* variables
+   * ```
+   */
+  caBundle?: string | Uint8Array
+  /**
+   * The proxy for every call (`http://` or `https://`, with `user:password@` if it needs them;
+   * HTTPS goes through it with `CONNECT`); `false` means no proxy even when the environment
+   * names one. Unset, the environment decides: `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+   * `NO_PROXY` (upper or lower case). The password never appears in an error or log.
+   */
+  proxy?: string | false
+  /**
+   * The most connections the client uses at once to the service, 1 to 10000 (default 100):
+   * at most this many calls are in flight, each on its own connection. Calls beyond it wait
+   * for a free connection; the wait counts toward `timeoutMs`.
+   */
+  maxConnections?: number
+  /**
    * The service's time zone, as an offset from UTC (`+08:00`, `-05:30`, `UTC`); default
    * `+08:00`, China Standard Time. It says which instant a report's day and `HH:MM` are, in
    * the tables, and which day "today" is.
@@ -1158,6 +1184,11 @@ export interface EmulatorOptions {
   timezone?: string
   /** Quirks from the start (default none). */
   quirks?: Quirks
+  /**
+   * Serve HTTPS, with a certificate signed by a private CA made at start (see
+   * {@link Emulator.caPem}); plain HTTP by default.
+   */
+  tls?: boolean
 }
 
 /** Request counters of an emulator (per endpoint, and `total`). */
@@ -1173,6 +1204,10 @@ export interface Counters {
   site_report: number
   distribution: number
   total: number
+  /** TCP connections accepted (HTTPS ones too, even when the client refused the certificate). */
+  connections: number
+  /** The most API requests in progress at once (from arrival to answer). */
+  peak_in_progress: number
 }
 
 /** A server task as the emulator stored it: the submitted object plus its `task_id`. */
@@ -1219,6 +1254,27 @@ export declare class Emulator {
    * ```
    */
   get baseUrl(): string
+  /**
+   * The private CA's certificate (PEM text) when the emulator serves HTTPS (`tls: true`),
+   * else `null`. {@link Emulator.client} trusts it already.
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ tls: true })
+   * const client = new Client({ baseUrl: emulator.baseUrl, caBundle: Buffer.from(emulator.caPem), clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
+   * ```
+   */
+  get caPem(): string | null
+  /**
+   * The path of a file holding {@link Emulator.caPem} (removed when the emulator stops), when
+   * it serves HTTPS, else `null`: give it as `caBundle` or `NODE_EXTRA_CA_CERTS`.
+   *
+   * @example
+   * ```js
+   * process.env.NODE_EXTRA_CA_CERTS = emulator.caPath // read by clients made after this
+   * ```
+   */
+  get caPath(): string | null
   /**
    * The time zone of its days, as an offset from UTC (`'+08:00'` unless started with another).
    *

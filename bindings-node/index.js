@@ -231,6 +231,23 @@ function range(value, name, extra = []) {
   return [o, day(o.startDate, 'startDate'), day(o.endDate, 'endDate')]
 }
 
+/** `caBundle`: a path of a PEM file, or the PEM text as a Buffer / Uint8Array. */
+function caBundle(value) {
+  if (isUnset(value)) return {}
+  if (typeof value === 'string') return { caBundlePath: value }
+  if (value instanceof Uint8Array) return { caBundlePem: Buffer.from(value) }
+  throw invalid('caBundle', 'must be a path (string) or the PEM text as a Buffer')
+}
+
+/** `proxy`: a URL, or `false` for no proxy at all (unset: the environment decides). */
+function proxy(value) {
+  if (isUnset(value)) return {}
+  if (value === false) return { noProxy: true }
+  if (typeof value === 'string') return { proxy: value }
+  // Never echo the value: it may hold the proxy's password.
+  throw invalid('proxy', 'must be a URL (string) or false')
+}
+
 const CLIENT_OPTIONS = [
   'baseUrl',
   'clientId',
@@ -244,6 +261,9 @@ const CLIENT_OPTIONS = [
   'connectTimeoutMs',
   'maxRetries',
   'userAgent',
+  'caBundle',
+  'proxy',
+  'maxConnections',
   'timezone',
   'logLevel',
   'logger',
@@ -332,6 +352,9 @@ class Client {
       connectTimeoutMs: numeric(o.connectTimeoutMs),
       maxRetries: numeric(o.maxRetries),
       userAgent: text(o.userAgent, 'userAgent'),
+      ...caBundle(o.caBundle),
+      ...proxy(o.proxy),
+      maxConnections: numeric(o.maxConnections),
       timezone: text(o.timezone, 'timezone'),
       logLevel: text(o.logLevel, 'logLevel'),
     }
@@ -775,7 +798,8 @@ class Emulator {
   }
 
   static async start(opts) {
-    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'timezone'])
+    const o = options(opts, 'options', ['seed', 'tokenTtl', 'latencyMs', 'serviceTasks', 'faults', 'quirks', 'timezone', 'tls'])
+    if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
     let seed
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -789,6 +813,7 @@ class Emulator {
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
+      tls: o.tls,
       timezone: text(o.timezone, 'timezone'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
@@ -797,6 +822,14 @@ class Emulator {
 
   get baseUrl() {
     return this.#native.baseUrl
+  }
+
+  get caPem() {
+    return this.#native.caPem ?? null
+  }
+
+  get caPath() {
+    return this.#native.caPath ?? null
   }
 
   get timezone() {
@@ -874,6 +907,7 @@ class Emulator {
       username: DEMO.username,
       password: DEMO.password,
     }
+    if (this.caPath !== null) base.caBundle = this.caPath
     if ('passwordMd5' in o && !('password' in o)) delete base.password
     return new Client({ ...base, ...o })
   }

@@ -98,6 +98,10 @@ export declare class NativeEmulator {
   static start(options: NativeEmulatorOptions): NativeEmulator
   /** `http://127.0.0.1:PORT`. */
   get baseUrl(): string
+  /** The private CA's certificate (PEM), when serving HTTPS. */
+  get caPem(): string | null
+  /** The file holding the private CA's certificate, when serving HTTPS. */
+  get caPath(): string | null
   /** The time zone of its days, e.g. `+08:00`. */
   get timezone(): string
   /** Whether `stop()` was called. */
@@ -211,6 +215,15 @@ export interface NativeClientOptions {
   connectTimeoutMs?: number
   maxRetries?: number
   userAgent?: string
+  /** A PEM file of CA certificates to trust besides the system's. */
+  caBundlePath?: string
+  /** The PEM text of CA certificates to trust besides the system's. */
+  caBundlePem?: Buffer
+  /** A proxy URL for every call. */
+  proxy?: string
+  /** No proxy, whatever the environment says (`proxy: false`). */
+  noProxy?: boolean
+  maxConnections?: number
   /** The service's time zone as an offset (`+08:00`), for the tables and "today". */
   timezone?: string
   /** `off`, `error`, `warn`, `info` or `debug` (default: `MONAPI_LOG`, else `warn`). */
@@ -250,6 +263,8 @@ export interface NativeEmulatorOptions {
   timezone?: string
   /** Quirks (types checked by the JavaScript layer). */
   quirks?: NativeQuirks
+  /** Serve HTTPS with a private CA made at start. */
+  tls?: boolean
 }
 
 /**

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use monapi::input::{self, Id, Unit};
 use monapi::{
-    Client, ClientBuilder, DateRange, Endpoint, Method, Options, RawResponse, Request, Secret, ServerTask,
-    TaskPage, Token,
+    CaBundle, Client, ClientBuilder, DateRange, Endpoint, Language, Method, Options, Proxy, RawResponse,
+    Request, Secret, ServerTask, TaskPage, Token,
 };
 use napi::bindgen_prelude::{Either, Function, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
@@ -44,6 +44,15 @@ pub struct NativeClientOptions {
     pub connect_timeout_ms: Option<f64>,
     pub max_retries: Option<f64>,
     pub user_agent: Option<String>,
+    /// A PEM file of CA certificates to trust besides the system's.
+    pub ca_bundle_path: Option<String>,
+    /// The PEM text of CA certificates to trust besides the system's.
+    pub ca_bundle_pem: Option<napi::bindgen_prelude::Buffer>,
+    /// A proxy URL for every call.
+    pub proxy: Option<String>,
+    /// No proxy, whatever the environment says (`proxy: false`).
+    pub no_proxy: Option<bool>,
+    pub max_connections: Option<f64>,
     /// The service's time zone as an offset (`+08:00`), for the tables and "today".
     pub timezone: Option<String>,
     /// `off`, `error`, `warn`, `info` or `debug` (default: `MONAPI_LOG`, else `warn`).
@@ -477,6 +486,22 @@ fn build(
                 .unwrap_or_else(|| format!("monapi-node/{}", env!("CARGO_PKG_VERSION"))),
         ),
         refresh_leeway: None,
+        ca_bundle: match (options.ca_bundle_path, options.ca_bundle_pem) {
+            (Some(path), _) => Some(CaBundle::Path(path.into())),
+            (None, Some(pem)) => Some(CaBundle::Pem(pem.to_vec())),
+            (None, None) => None,
+        },
+        proxy: match (options.proxy, options.no_proxy) {
+            (Some(url), _) => Some(Proxy::Url(Secret::from(url))),
+            (None, Some(true)) => Some(Proxy::Off),
+            _ => None,
+        },
+        max_connections: options
+            .max_connections
+            .map(input::max_connections)
+            .transpose()
+            .map_err(from_core)?,
+        language: Some(Language::Node),
         timezone: options
             .timezone
             .as_deref()

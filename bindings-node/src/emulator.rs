@@ -30,6 +30,8 @@ pub struct NativeEmulatorOptions {
     pub timezone: Option<String>,
     /// Quirks (types checked by the JavaScript layer).
     pub quirks: Option<NativeQuirks>,
+    /// Serve HTTPS with a private CA made at start.
+    pub tls: Option<bool>,
 }
 
 /// The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
@@ -185,6 +187,8 @@ fn bounded(field: &str, value: f64, max: f64, scale: f64, rule: &str) -> napi::R
 pub struct NativeEmulator {
     inner: Mutex<Option<Emulator>>,
     base_url: String,
+    /// The private CA (PEM, and its file), when serving HTTPS.
+    ca: Option<(String, String)>,
     timezone: String,
 }
 
@@ -232,6 +236,7 @@ impl NativeEmulator {
             if let Some(settings) = options.quirks {
                 config.quirks = quirks(settings)?;
             }
+            config.tls = options.tls.unwrap_or(false);
             if let Some(text) = options.timezone {
                 config.timezone = monapi::input::timezone(&text).map_err(crate::errors::from_core)?;
             }
@@ -244,7 +249,12 @@ impl NativeEmulator {
                 }
                 .into_napi()
             })?;
+            let ca = emulator
+                .ca_pem()
+                .zip(emulator.ca_path())
+                .map(|(pem, path)| (pem.to_string(), path.display().to_string()));
             Ok(NativeEmulator {
+                ca,
                 base_url: emulator.base_url().to_string(),
                 timezone: emulator.timezone().to_string(),
                 inner: Mutex::new(Some(emulator)),
@@ -264,6 +274,18 @@ impl NativeEmulator {
     #[napi(catch_unwind, getter)]
     pub fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// The private CA's certificate (PEM), when serving HTTPS.
+    #[napi(catch_unwind, getter)]
+    pub fn ca_pem(&self) -> Option<String> {
+        self.ca.as_ref().map(|(pem, _)| pem.clone())
+    }
+
+    /// The file holding the private CA's certificate, when serving HTTPS.
+    #[napi(catch_unwind, getter)]
+    pub fn ca_path(&self) -> Option<String> {
+        self.ca.as_ref().map(|(_, path)| path.clone())
     }
 
     /// The time zone of its days, e.g. `+08:00`.

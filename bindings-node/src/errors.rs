@@ -78,7 +78,7 @@ impl Payload {
 /// fields are not here: they keep the service's names, which are also the keys of the
 /// caller's task objects. `refresh_token` (what `refresh()` lacks before a login) is supplied
 /// by the `token` option.
-const JS_NAMES: [(&str, &str); 13] = [
+const JS_NAMES: [(&str, &str); 15] = [
     ("base_url", "baseUrl"),
     ("client_id", "clientId"),
     ("client_secret", "clientSecret"),
@@ -91,6 +91,8 @@ const JS_NAMES: [(&str, &str); 13] = [
     ("connect_timeout", "connectTimeoutMs"),
     ("max_retries", "maxRetries"),
     ("refresh_token", "token"),
+    ("ca_bundle", "caBundle"),
+    ("max_connections", "maxConnections"),
     ("log_level", "logLevel"),
 ];
 

@@ -8,7 +8,7 @@ use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::PyTraverseError;
 
-use crate::args::{date_range, Day, MonitorArg, Number, Page, Params, TaskId};
+use crate::args::{date_range, CaBundleArg, Day, MonitorArg, Number, Page, Params, ProxyArg, TaskId};
 use crate::client::raw_request;
 use crate::encode::server_tasks;
 use crate::pages::ServiceTaskAsyncIterator;
@@ -57,7 +57,7 @@ impl AsyncClient {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None, timezone=None))]
+        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -73,6 +73,9 @@ impl AsyncClient {
         connect_timeout: Option<Number>,
         max_retries: Option<Number>,
         user_agent: Option<String>,
+        ca_bundle: Option<CaBundleArg>,
+        proxy: ProxyArg,
+        max_connections: Option<Number>,
         timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
@@ -87,6 +90,9 @@ impl AsyncClient {
             connect_timeout,
             max_retries,
             user_agent,
+            ca_bundle,
+            proxy,
+            max_connections,
             timezone,
         };
         let shared = Shared::new(py, given, on_token)?;

@@ -7,7 +7,7 @@ use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::PyTraverseError;
 
-use crate::args::{date_range, Day, MonitorArg, Number, Page, Params, TaskId};
+use crate::args::{date_range, CaBundleArg, Day, MonitorArg, Number, Page, Params, ProxyArg, TaskId};
 use crate::encode::server_tasks;
 use crate::errors::to_pyerr;
 use crate::pages::ServiceTaskIterator;
@@ -78,6 +78,22 @@ pub fn raw_request(
 ///     (default 2). A create is never repeated once it may have reached the service.
 /// user_agent : str, optional
 ///     The ``User-Agent`` header (default ``monapi-python/<version>``).
+/// ca_bundle : str, os.PathLike or bytes, optional
+///     CA certificates to trust besides the system's store: a PEM file, or its text as
+///     ``bytes`` (a company's own CA, a TLS-inspecting proxy's). The files named by
+///     ``MONAPI_CA_BUNDLE``, ``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE`` and the directories
+///     of ``SSL_CERT_DIR`` are trusted too. A file that does not exist or holds no
+///     certificate raises ``ValidationError``.
+/// proxy : str or None, optional
+///     The proxy for every call (``http://`` or ``https://``, with ``user:password@`` if it
+///     needs them; HTTPS goes through it with ``CONNECT``). ``None`` means no proxy even when
+///     the environment names one. Left out, the environment decides: ``HTTPS_PROXY``,
+///     ``HTTP_PROXY``, ``ALL_PROXY`` and ``NO_PROXY`` (upper or lower case). The password is
+///     never shown in an error, ``repr`` or log.
+/// max_connections : int, optional
+///     The most connections the client uses at once to the service, 1 to 10000 (default
+///     100): at most this many calls are in flight, each on its own connection. Calls
+///     beyond it wait for a free connection; the wait counts toward ``timeout``.
 /// timezone : str, optional
 ///     The time zone of the tables' times (``client.tables``) and of "today" for dates
 ///     left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,
@@ -112,7 +128,7 @@ impl Client {
     #[new]
     #[pyo3(signature = (*, base_url=None, client_id=None, client_secret=None, username=None, password=None,
         password_md5=None, token=None, on_token=None, timeout=None, connect_timeout=None, max_retries=None,
-        user_agent=None, timezone=None))]
+        user_agent=None, ca_bundle=None, proxy=ProxyArg::default(), max_connections=None, timezone=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -128,6 +144,9 @@ impl Client {
         connect_timeout: Option<Number>,
         max_retries: Option<Number>,
         user_agent: Option<String>,
+        ca_bundle: Option<CaBundleArg>,
+        proxy: ProxyArg,
+        max_connections: Option<Number>,
         timezone: Option<String>,
     ) -> PyResult<Self> {
         let given = Given {
@@ -142,6 +161,9 @@ impl Client {
             connect_timeout,
             max_retries,
             user_agent,
+            ca_bundle,
+            proxy,
+            max_connections,
             timezone,
         };
         let shared = Shared::new(py, given, on_token)?;

@@ -73,6 +73,10 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 /// service_tasks : int, default 120
 ///     Number of service tasks (ids from 10001; 120 make three pages). Site tasks are
 ///     20001 to 20005; created server tasks get ids from 30001.
+/// tls : bool, default False
+///     Serve HTTPS, with a certificate signed by a private CA made at start (see
+///     :attr:`ca_pem` and :attr:`ca_path`; :meth:`client` trusts it already), as a
+///     company's own CA signs its internal services.
 /// timezone : str, default "+08:00"
 ///     The time zone of its days, "today" and the ``HH:MM`` times of service reports, as
 ///     an offset from UTC (``"+08:00"``, ``"-05:30"``, ``"UTC"``): the service's own zone by
@@ -97,6 +101,8 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 pub struct Emulator {
     running: Mutex<Option<Running>>,
     base_url: String,
+    /// The private CA (PEM, and its file), when serving HTTPS.
+    ca: Option<(String, String)>,
     timezone: String,
 }
 
@@ -118,6 +124,9 @@ impl Emulator {
         kwargs.set_item("client_id", DEMO_CLIENT_ID)?;
         kwargs.set_item("client_secret", DEMO_CLIENT_SECRET)?;
         kwargs.set_item("username", DEMO_USERNAME)?;
+        if let Some((_, path)) = &self.ca {
+            kwargs.set_item("ca_bundle", path)?;
+        }
         if overrides.is_none_or(|o| !o.contains("password_md5").unwrap_or(false)) {
             kwargs.set_item("password", DEMO_PASSWORD)?;
         }
@@ -131,7 +140,7 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, timezone=None))]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, timezone=None, tls=false))]
     fn new(
         py: Python<'_>,
         seed: u64,
@@ -139,6 +148,7 @@ impl Emulator {
         latency: f64,
         service_tasks: usize,
         timezone: Option<&str>,
+        tls: bool,
     ) -> PyResult<Self> {
         let timezone = match timezone {
             Some(text) => monapi::input::timezone(text).map_err(|e| to_pyerr(py, e))?,
@@ -149,14 +159,20 @@ impl Emulator {
             token_ttl: duration("token_ttl", token_ttl)?,
             latency: duration("latency", latency)?,
             service_tasks,
+            tls,
             timezone,
             ..Config::default()
         };
         let emulator = py
             .detach(move || monapi_emulator::Emulator::spawn_thread(config))
             .map_err(|e| PyRuntimeError::new_err(format!("the emulator could not start: {e}")))?;
+        let ca = emulator
+            .ca_pem()
+            .zip(emulator.ca_path())
+            .map(|(pem, path)| (pem.to_string(), path.display().to_string()));
         Ok(Emulator {
             base_url: emulator.base_url().to_string(),
+            ca,
             timezone: emulator.timezone().to_string(),
             running: Mutex::new(Some(Running {
                 pid: std::process::id(),
@@ -165,7 +181,7 @@ impl Emulator {
         })
     }
 
-    /// ``http://127.0.0.1:PORT``: pass it as ``base_url``.
+    /// ``http://127.0.0.1:PORT`` (``https://`` with ``tls=True``): pass it as ``base_url``.
     ///
     /// Examples
     /// --------
@@ -174,6 +190,33 @@ impl Emulator {
     #[getter]
     fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// The private CA's certificate (PEM text) when the emulator serves HTTPS
+    /// (``Emulator(tls=True)``), else ``None``. :meth:`client` trusts it already.
+    ///
+    /// Examples
+    /// --------
+    /// >>> with Emulator(tls=True) as emulator:
+    /// ...     client = monapi.Client(base_url=emulator.base_url, ca_bundle=emulator.ca_pem.encode(),
+    /// ...                            client_id=emulator.client_id, client_secret=emulator.client_secret,
+    /// ...                            username=emulator.username, password=emulator.password)
+    #[getter]
+    fn ca_pem(&self) -> Option<String> {
+        self.ca.as_ref().map(|(pem, _)| pem.clone())
+    }
+
+    /// The path of a file holding :attr:`ca_pem` (removed when the emulator stops) when the
+    /// emulator serves HTTPS, else ``None``: give it as ``ca_bundle`` or ``SSL_CERT_FILE``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> with Emulator(tls=True) as emulator:
+    /// ...     client = emulator.client()      # trusts the CA already
+    /// ...     other = monapi.Client(base_url=emulator.base_url, ca_bundle=emulator.ca_path, ...)
+    #[getter]
+    fn ca_path(&self) -> Option<String> {
+        self.ca.as_ref().map(|(_, path)| path.clone())
     }
 
     /// The time zone of its days, as an offset from UTC (``"+08:00"`` unless started with
@@ -467,7 +510,9 @@ impl Emulator {
     /// dict
     ///     ``token``, ``token_password``, ``token_refresh``, ``create``,
     ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
-    ///     ``distribution`` and ``total``.
+    ///     ``distribution`` and ``total``; ``connections`` counts the TCP connections
+    ///     accepted (over HTTPS too, even when the client refused the certificate), and
+    ///     ``peak_in_progress`` the most API requests in progress at once.
     ///
     /// Examples
     /// --------

@@ -31,6 +31,15 @@ fn state<'py>(py: Python<'py>, shared: &Shared) -> PyResult<Bound<'py, PyDict>> 
     state.set_item("connect_timeout", s.connect_timeout.as_secs_f64())?;
     state.set_item("max_retries", s.max_retries)?;
     state.set_item("user_agent", &s.user_agent)?;
+    state.set_item("max_connections", s.max_connections)?;
+    if !s.extra_ca_pem.is_empty() {
+        state.set_item("ca_bundle", pyo3::types::PyBytes::new(py, &s.extra_ca_pem))?;
+    }
+    match &s.proxy {
+        Some(monapi::Proxy::Url(url)) => state.set_item("proxy", redacted(py, Some(url))?)?,
+        Some(monapi::Proxy::Off) => state.set_item("proxy", py.None())?,
+        None => {}
+    }
     state.set_item("timezone", s.timezone.to_string())?;
     Ok(state)
 }

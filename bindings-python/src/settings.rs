@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use monapi::input::{self, Unit};
-use monapi::{ClientBuilder, Options, Secret, Settings, Token};
+use monapi::{ClientBuilder, Language, Options, Secret, Settings, Token};
 use pyo3::prelude::*;
 
-use crate::args::Number;
+use crate::args::{CaBundleArg, Number, ProxyArg};
 use crate::errors::to_pyerr;
 use crate::shared::TokenCallback;
 
@@ -25,6 +25,9 @@ pub struct Given {
     pub connect_timeout: Option<Number>,
     pub max_retries: Option<Number>,
     pub user_agent: Option<String>,
+    pub ca_bundle: Option<CaBundleArg>,
+    pub proxy: ProxyArg,
+    pub max_connections: Option<Number>,
     pub timezone: Option<String>,
 }
 
@@ -57,6 +60,14 @@ impl Given {
                     .unwrap_or_else(|| format!("monapi-python/{}", env!("CARGO_PKG_VERSION"))),
             ),
             refresh_leeway: None,
+            ca_bundle: self.ca_bundle.map(|CaBundleArg(bundle)| bundle),
+            proxy: self.proxy.0,
+            max_connections: self
+                .max_connections
+                .map(|Number(n)| input::max_connections(n))
+                .transpose()
+                .map_err(check)?,
+            language: Some(Language::Python),
             timezone: self
                 .timezone
                 .as_deref()

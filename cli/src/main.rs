@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use monapi::input::{self, Id, Unit};
-use monapi::{Client, ClientBuilder, DateRange, Monitor, Options, Request, Secret};
+use monapi::{
+    CaBundle, Client, ClientBuilder, DateRange, Language, Monitor, Options, Proxy, Request, Secret,
+};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
@@ -73,6 +75,11 @@ struct ServeArgs {
     /// Number of service tasks.
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
+    /// Serve HTTPS, with a certificate signed by a private CA made at start; the CA's
+    /// certificate is written to a file whose path is printed (give it to clients with
+    /// --ca-bundle, ca_bundle, caBundle or SSL_CERT_FILE).
+    #[arg(long)]
+    tls: bool,
     /// Time zone of the emulator's days and clock times, as an offset from UTC.
     #[arg(long, value_parser = timezone, default_value_t = monapi_emulator::SERVICE_TIMEZONE)]
     timezone: chrono::FixedOffset,
@@ -138,6 +145,20 @@ struct Connection {
     /// [default: 2].
     #[arg(long)]
     max_retries: Option<usize>,
+    /// PEM file of CA certificates to trust besides the system's [also: $MONAPI_CA_BUNDLE,
+    /// $SSL_CERT_FILE, $SSL_CERT_DIR].
+    #[arg(long, value_name = "PATH")]
+    ca_bundle: Option<std::path::PathBuf>,
+    /// Proxy for every call, e.g. http://user:password@proxy:3128 [default: $HTTPS_PROXY,
+    /// $HTTP_PROXY, $ALL_PROXY, with $NO_PROXY].
+    #[arg(long, value_name = "URL", conflicts_with = "no_proxy")]
+    proxy: Option<String>,
+    /// No proxy, whatever the environment says.
+    #[arg(long)]
+    no_proxy: bool,
+    /// The most connections open to the service at once [default: 100].
+    #[arg(long)]
+    max_connections: Option<usize>,
 }
 
 impl Connection {
@@ -156,6 +177,14 @@ impl Connection {
             password: self.password.map(Secret::from),
             timeout: timeout.transpose()?,
             max_retries: self.max_retries,
+            ca_bundle: self.ca_bundle.map(CaBundle::Path),
+            proxy: match (self.proxy, self.no_proxy) {
+                (Some(url), _) => Some(Proxy::Url(Secret::from(url))),
+                (None, true) => Some(Proxy::Off),
+                (None, false) => None,
+            },
+            max_connections: self.max_connections,
+            language: Some(Language::Cli),
             ..Options::default()
         };
         Ok(ClientBuilder::from_env().options(options))
@@ -243,12 +272,20 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         token_ttl: Duration::from_secs(args.token_ttl),
         latency: Duration::from_millis(args.latency_ms),
         service_tasks: args.service_tasks,
+        tls: args.tls,
         timezone: args.timezone,
         ..Config::default()
     };
     let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;
+    let ca = match emulator.ca_path() {
+        Some(path) => format!(
+            " (private CA certificate: {}; trust it with --ca-bundle or SSL_CERT_FILE)",
+            path.display()
+        ),
+        None => String::new(),
+    };
     eprintln!(
-        "monapi emulator listening on {} (demo account: client_id {}, username {}; see emulator/README.md); Ctrl-C stops it",
+        "monapi emulator listening on {}{ca} (demo account: client_id {}, username {}; see emulator/README.md); Ctrl-C stops it",
         emulator.base_url(),
         monapi_emulator::DEMO_CLIENT_ID,
         monapi_emulator::DEMO_USERNAME,

@@ -10,6 +10,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_monapi");
 struct Served {
     child: Child,
     base_url: String,
+    /// The private CA's file, when serving HTTPS.
+    ca_path: Option<String>,
 }
 
 impl Served {
@@ -31,15 +33,28 @@ impl Served {
             .unwrap();
         let base_url = line
             .split_whitespace()
-            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .find(|w| w.starts_with("http://127.0.0.1:") || w.starts_with("https://127.0.0.1:"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_string();
-        Served { child, base_url }
+        let ca_path = line
+            .split_once("private CA certificate: ")
+            .map(|(_, rest)| rest.split(';').next().unwrap().to_string());
+        Served {
+            child,
+            base_url,
+            ca_path,
+        }
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, &[])
+    }
+
+    /// `monapi ARGS` with these environment variables (and the demo account's).
+    fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         Command::new(BIN)
             .args(args)
+            .envs(env.iter().copied())
             .env("MONAPI_BASE_URL", &self.base_url)
             .env("MONAPI_CLIENT_ID", "demo_id")
             .env("MONAPI_CLIENT_SECRET", "demo_secret")
@@ -252,4 +267,67 @@ fn keyed_maps_written_as_empty_lists_are_printed_as_objects() {
         site,
         serde_json::json!({"0": {"name": "平均", "uprate": {}, "fault": {}, "resptime": {}}})
     );
+}
+
+/// Text of a failed run (one line on stderr, exit code non-zero).
+fn failure(output: &Output) -> String {
+    assert!(!output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).to_string()
+}
+
+#[test]
+fn https_with_a_private_ca_from_the_option_or_the_environment() {
+    let served = Served::with(&["--tls"]);
+    assert!(served.base_url.starts_with("https://"), "{}", served.base_url);
+    let ca = served.ca_path.clone().expect("serve --tls prints its CA's file");
+    assert!(std::fs::read_to_string(&ca)
+        .unwrap()
+        .contains("BEGIN CERTIFICATE"));
+
+    let untrusted = failure(&served.run(&["agents"]));
+    for words in ["not trusted", "unknown issuer", "--ca-bundle", "SSL_CERT_FILE"] {
+        assert!(untrusted.contains(words), "{words:?} missing from {untrusted}");
+    }
+    json(&served.run(&["agents", "--ca-bundle", &ca]));
+    for variable in ["SSL_CERT_FILE", "MONAPI_CA_BUNDLE"] {
+        json(&served.run_with(&["agents"], &[(variable, &ca)]));
+        let missing = failure(&served.run_with(&["agents"], &[(variable, "/no/such/ca.pem")]));
+        assert!(
+            missing.contains(variable) && missing.contains("does not exist"),
+            "{missing}"
+        );
+    }
+    let dir = std::path::Path::new(&ca)
+        .parent()
+        .unwrap()
+        .join(format!("monapi-cli-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&ca, dir.join("company.pem")).unwrap();
+    json(&served.run_with(&["agents"], &[("SSL_CERT_DIR", dir.to_str().unwrap())]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn proxies_from_the_environment_unless_told_otherwise() {
+    let served = Served::start();
+    // A proxy that is not there: calls that use it fail, calls that bypass it work.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let proxy = format!("http://me:pr0xy-pass@{closed}");
+    for variable in ["HTTP_PROXY", "http_proxy", "ALL_PROXY"] {
+        let through = failure(&served.run_with(&["agents", "--max-retries", "0"], &[(variable, &proxy)]));
+        assert!(!through.contains("pr0xy-pass"), "{through}");
+    }
+    json(&served.run_with(&["agents"], &[("HTTP_PROXY", &proxy), ("NO_PROXY", "127.0.0.1")]));
+    json(&served.run_with(&["agents"], &[("http_proxy", &proxy), ("no_proxy", "127.0.0.1")]));
+    json(&served.run_with(&["agents", "--no-proxy"], &[("HTTP_PROXY", &proxy)]));
+    let option = failure(&served.run(&["agents", "--max-retries", "0", "--proxy", &proxy]));
+    assert!(!option.contains("pr0xy-pass"), "{option}");
+    let bad = failure(&served.run(&["agents", "--proxy", "proxy.corp:3128"]));
+    assert!(bad.contains("proxy"), "{bad}");
+    json(&served.run(&["agents", "--max-connections", "2"]));
+    let zero = failure(&served.run(&["agents", "--max-connections", "0"]));
+    assert!(zero.contains("max_connections"), "{zero}");
 }

@@ -10,6 +10,7 @@ use chrono::FixedOffset;
 use crate::auth::{Auth, Credentials, TokenCallback};
 use crate::client::{Client, Inner};
 use crate::input;
+use crate::network::{self, CaBundle, Language, Proxy};
 use crate::secret::Redactor;
 use crate::transport::{Transport, TransportConfig};
 use crate::{md5_hex, Error, Result, Secret, Token};
@@ -29,6 +30,10 @@ pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
 /// assert_eq!(monapi::SERVICE_TIMEZONE.to_string(), "+08:00");
 /// ```
 pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
+
+/// Default bound on the connections one client opens to the service (see
+/// [`ClientBuilder::max_connections`]).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
 
 /// The environment variables [`ClientBuilder::from_env`] falls back to.
 pub const ENV_VARS: [&str; 5] = [
@@ -115,6 +120,15 @@ pub struct Options {
     pub user_agent: Option<String>,
     /// See [`ClientBuilder::refresh_leeway`].
     pub refresh_leeway: Option<Duration>,
+    /// See [`ClientBuilder::ca_bundle`] and [`ClientBuilder::ca_bundle_pem`].
+    pub ca_bundle: Option<CaBundle>,
+    /// See [`ClientBuilder::proxy`] and [`ClientBuilder::no_proxy`]; `None` means the
+    /// environment's proxy.
+    pub proxy: Option<Proxy>,
+    /// See [`ClientBuilder::max_connections`].
+    pub max_connections: Option<usize>,
+    /// See [`ClientBuilder::language`].
+    pub language: Option<Language>,
     /// See [`ClientBuilder::timezone`].
     pub timezone: Option<FixedOffset>,
 }
@@ -138,7 +152,7 @@ pub struct Options {
 /// let again = monapi::ClientBuilder::from(settings).build().unwrap();
 /// assert_eq!(again.username(), Some("test@example.com"));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Settings {
     /// Where the service is (no trailing slash).
     pub base_url: String,
@@ -160,8 +174,40 @@ pub struct Settings {
     pub user_agent: String,
     /// How long before expiry a token is renewed.
     pub refresh_leeway: Duration,
+    /// The PEM text of every certificate trusted besides the system's (from the option and
+    /// the variables); empty when there are none.
+    pub extra_ca_pem: Vec<u8>,
+    /// The proxy given (`None`: the environment's).
+    pub proxy: Option<Proxy>,
+    /// The most connections open to the service at once.
+    pub max_connections: usize,
+    /// The package the client serves.
+    pub language: Language,
     /// The time zone of the service's days and clock times.
     pub timezone: FixedOffset,
+}
+
+// By hand: the extra certificates are shown by their size, not as a list of bytes.
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("base_url", &self.base_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret)
+            .field("username", &self.username)
+            .field("password_md5", &self.password_md5)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("user_agent", &self.user_agent)
+            .field("refresh_leeway", &self.refresh_leeway)
+            .field("extra_ca_pem", &format_args!("{} bytes", self.extra_ca_pem.len()))
+            .field("proxy", &self.proxy)
+            .field("max_connections", &self.max_connections)
+            .field("language", &self.language)
+            .field("timezone", &self.timezone)
+            .finish()
+    }
 }
 
 impl From<Settings> for ClientBuilder {
@@ -178,6 +224,10 @@ impl From<Settings> for ClientBuilder {
             max_retries: Some(settings.max_retries),
             user_agent: Some(settings.user_agent),
             refresh_leeway: Some(settings.refresh_leeway),
+            ca_bundle: (!settings.extra_ca_pem.is_empty()).then_some(CaBundle::Pem(settings.extra_ca_pem)),
+            proxy: settings.proxy,
+            max_connections: Some(settings.max_connections),
+            language: Some(settings.language),
             timezone: Some(settings.timezone),
         })
     }
@@ -260,6 +310,10 @@ impl ClientBuilder {
             max_retries,
             user_agent,
             refresh_leeway,
+            ca_bundle,
+            proxy,
+            max_connections,
+            language,
             timezone
         );
         self
@@ -312,6 +366,77 @@ impl ClientBuilder {
     /// token's lifetime).
     pub fn refresh_leeway(mut self, leeway: Duration) -> Self {
         self.given.refresh_leeway = Some(leeway);
+        self
+    }
+
+    /// Trusts the CA certificates of a PEM file besides the system's (a company's own CA, a
+    /// TLS-inspecting proxy's). A file that does not exist or holds no certificate is an
+    /// error of [`build`](ClientBuilder::build). With [`from_env`](ClientBuilder::from_env),
+    /// the files named by `MONAPI_CA_BUNDLE`, `SSL_CERT_FILE` and `SSL_CERT_DIR` are trusted
+    /// too (see [`Language::ca_variables`]).
+    ///
+    /// ```
+    /// let err = monapi::Client::builder()
+    ///     .base_url("https://api.example.com")
+    ///     .client_id("id").client_secret("secret").username("me").password("pw")
+    ///     .ca_bundle("/no/such/ca.pem")
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.field(), Some("ca_bundle"));
+    /// ```
+    pub fn ca_bundle(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.given.ca_bundle = Some(CaBundle::Path(path.into()));
+        self
+    }
+
+    /// As [`ca_bundle`](ClientBuilder::ca_bundle), with the PEM text itself.
+    pub fn ca_bundle_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.given.ca_bundle = Some(CaBundle::Pem(pem.into()));
+        self
+    }
+
+    /// Sends every call through this proxy (`http://` or `https://`, with `user:password@`
+    /// if it needs them; HTTPS goes through it with `CONNECT`), whatever `HTTP_PROXY`,
+    /// `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` say. Without it, those variables decide
+    /// (upper or lower case). The password never appears in an error, `Debug` or log.
+    ///
+    /// ```
+    /// let err = monapi::Client::builder()
+    ///     .base_url("https://api.example.com")
+    ///     .client_id("id").client_secret("secret").username("me").password("pw")
+    ///     .proxy("proxy.corp:3128")
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.field(), Some("proxy"));
+    /// ```
+    pub fn proxy(mut self, url: impl Into<Secret>) -> Self {
+        self.given.proxy = Some(Proxy::Url(url.into()));
+        self
+    }
+
+    /// No proxy, even when the environment names one.
+    pub fn no_proxy(mut self) -> Self {
+        self.given.proxy = Some(Proxy::Off);
+        self
+    }
+
+    /// The most connections the client uses at once to the service (default
+    /// [`DEFAULT_MAX_CONNECTIONS`], 1 to [`input::MAX_CONNECTIONS`]): at most this many
+    /// exchanges are in flight, each on its own HTTP/1.1 connection, and at most this many
+    /// connections are kept idle for reuse. Calls beyond it wait for a free connection; the
+    /// wait counts toward their timeout. (When a call starts the moment another one ends, the
+    /// connection pool may open a fresh connection rather than wait the instant the freed one
+    /// takes to come back to it; the number in use never exceeds the cap.)
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.given.max_connections = Some(connections);
+        self
+    }
+
+    /// The package this client serves (the Python and Node packages and the command line
+    /// say so): it decides which variables name extra CA certificates and how errors word
+    /// their fixes. Default [`Language::Rust`].
+    pub fn language(mut self, language: Language) -> Self {
+        self.given.language = Some(language);
         self
     }
 
@@ -422,6 +547,13 @@ impl ClientBuilder {
         input::check_timeout("connect_timeout", connect_timeout)?;
         let max_retries = given.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
         input::check_max_retries(max_retries)?;
+        let max_connections = given.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS);
+        input::check_max_connections(max_connections)?;
+        let language = given.language.unwrap_or_default();
+        let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, &env)?;
+        if let Some(Proxy::Url(url)) = &given.proxy {
+            network::check_proxy(url)?;
+        }
 
         let settings = Settings {
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -434,6 +566,10 @@ impl ClientBuilder {
             max_retries,
             user_agent,
             refresh_leeway: given.refresh_leeway.unwrap_or(DEFAULT_REFRESH_LEEWAY),
+            extra_ca_pem,
+            proxy: given.proxy,
+            max_connections,
+            language,
             timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
         };
         let redactor = Arc::new(Redactor::default());
@@ -447,6 +583,31 @@ impl ClientBuilder {
                 redactor.add(refresh.expose());
             }
         }
+        // A proxy's password (given, or in the proxy variables, which the HTTP stack reads).
+        let proxy_urls = [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok());
+        let given_proxy = match &settings.proxy {
+            Some(Proxy::Url(url)) => Some(url.expose().to_string()),
+            _ => None,
+        };
+        for url in proxy_urls.chain(given_proxy) {
+            if let Ok(parsed) = reqwest::Url::parse(&url) {
+                if let Some(password) = parsed.password() {
+                    redactor.add(password);
+                    if let Ok(decoded) = percent_decoded(password) {
+                        redactor.add(&decoded);
+                    }
+                }
+            }
+        }
         let transport = Transport::new(
             TransportConfig {
                 base_url: settings.base_url.clone(),
@@ -454,6 +615,10 @@ impl ClientBuilder {
                 connect_timeout,
                 max_retries,
                 user_agent: settings.user_agent.clone(),
+                extra_ca_pem: settings.extra_ca_pem.clone(),
+                proxy: settings.proxy.clone(),
+                max_connections,
+                language,
             },
             redactor,
         )?;
@@ -477,6 +642,27 @@ impl ClientBuilder {
             timeout: None,
         })
     }
+}
+
+/// `%XX` escapes decoded (a password in a URL is written with them).
+fn percent_decoded(text: &str) -> std::result::Result<String, std::string::FromUtf8Error> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out)
 }
 
 /// An http or https URL without a user, password, query or fragment.

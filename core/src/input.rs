@@ -22,6 +22,9 @@ use crate::{Error, Monitor, Result};
 /// The most retries a client may make of one read (`max_retries`).
 pub const MAX_RETRIES: usize = 100;
 
+/// The most `max_connections` may be.
+pub const MAX_CONNECTIONS: usize = 10_000;
+
 /// The longest timeout: 2^31 - 1 milliseconds (about 24.8 days), the longest delay
 /// JavaScript's timers take, so that one bound serves every language.
 pub const MAX_TIMEOUT: Duration = Duration::from_millis(2_147_483_647);
@@ -163,6 +166,31 @@ pub fn max_retries(value: f64) -> Result<usize> {
 /// Checks `max_retries` of the typed API.
 pub(crate) fn check_max_retries(retries: usize) -> Result<()> {
     max_retries(retries as f64).map(drop)
+}
+
+/// `max_connections` as a binding receives it (a JavaScript number, a Python int):
+/// a whole number from 1 to [`MAX_CONNECTIONS`].
+///
+/// ```
+/// assert_eq!(monapi::input::max_connections(4.0).unwrap(), 4);
+/// assert_eq!(monapi::input::max_connections(0.0).unwrap_err().field(), Some("max_connections"));
+/// ```
+pub fn max_connections(value: f64) -> Result<usize> {
+    whole_f64(value, MAX_CONNECTIONS as f64)
+        .filter(|n| *n >= 1)
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            Error::invalid_input(
+                None,
+                "max_connections",
+                format!("must be a whole number from 1 to {MAX_CONNECTIONS}"),
+            )
+        })
+}
+
+/// Checks `max_connections` of the typed API.
+pub(crate) fn check_max_connections(connections: usize) -> Result<()> {
+    max_connections(connections as f64).map(drop)
 }
 
 /// The unit a binding takes a duration in.

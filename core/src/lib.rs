@@ -35,6 +35,7 @@ mod error;
 pub mod input;
 mod logging;
 pub mod model;
+mod network;
 mod pages;
 mod request;
 mod secret;
@@ -45,13 +46,14 @@ mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
 pub use builder::{
-    ClientBuilder, Options, Settings, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_REFRESH_LEEWAY,
-    DEFAULT_TIMEOUT, ENV_VARS, SERVICE_TIMEZONE,
+    ClientBuilder, Options, Settings, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_RETRIES,
+    DEFAULT_REFRESH_LEEWAY, DEFAULT_TIMEOUT, ENV_VARS, SERVICE_TIMEZONE,
 };
 pub use client::Client;
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};
 pub use logging::{event_text, LogLevel, LOG_VAR};
 pub use model::*;
+pub use network::{CaBundle, Language, Proxy};
 pub use pages::{TaskPage, TaskPages, PAGE_SIZE};
 pub use request::{Method, Request};
 pub use secret::Secret;

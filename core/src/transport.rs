@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::error::{snippet, PartialCreate};
+use crate::network::{self, Language, Proxy};
 use crate::secret::{Redactor, REDACTED};
 use crate::shape;
 use crate::{Endpoint, Error, Method, Result, Secret};
@@ -208,6 +209,12 @@ pub(crate) struct Transport {
     max_retries: usize,
     timeout: Duration,
     connect_timeout: Duration,
+    /// One permit per connection the client may use at once: held by each attempt, so that
+    /// (HTTP/1.1 carrying one exchange at a time) no more connections are in use than permits.
+    connections: Arc<tokio::sync::Semaphore>,
+    /// The service's host, for errors about its certificate.
+    host: String,
+    language: Language,
     pub redactor: Arc<Redactor>,
 }
 
@@ -217,17 +224,24 @@ pub(crate) struct TransportConfig {
     pub connect_timeout: Duration,
     pub max_retries: usize,
     pub user_agent: String,
+    pub extra_ca_pem: Vec<u8>,
+    pub proxy: Option<Proxy>,
+    pub max_connections: usize,
+    pub language: Language,
 }
 
 impl Transport {
     pub fn new(config: TransportConfig, redactor: Arc<Redactor>) -> Result<Transport> {
-        let http = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.connect_timeout)
             .user_agent(config.user_agent)
             .pool_idle_timeout(Duration::from_secs(60))
-            .pool_max_idle_per_host(MAX_IDLE_CONNECTIONS)
-            .tcp_nodelay(true)
+            // Idle connections kept for reuse: the smaller of the cap on connections in use and
+            // the bound that keeps idle read buffers from adding up.
+            .pool_max_idle_per_host(config.max_connections.min(MAX_IDLE_CONNECTIONS))
+            .tcp_nodelay(true);
+        let http = network::configure(builder, &config.extra_ca_pem, config.proxy.as_ref())?
             .build()
             .map_err(|e| {
                 Error::invalid_input(
@@ -236,12 +250,19 @@ impl Transport {
                     format!("cannot build the HTTP client: {}", error_chain(&e)),
                 )
             })?;
+        let host = reqwest::Url::parse(&config.base_url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_default();
         Ok(Transport {
             http,
             base_url: config.base_url.trim_end_matches('/').to_string(),
             max_retries: config.max_retries,
             timeout: config.timeout,
             connect_timeout: config.connect_timeout,
+            connections: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
+            host,
+            language: config.language,
             redactor,
         })
     }
@@ -304,15 +325,32 @@ impl Transport {
         if let Some(token) = token {
             builder = builder.query(&[("access_token", token.expose())]);
         }
-        if let Some(timeout) = request.timeout {
-            builder = builder.timeout(timeout);
-        }
         if request.method == Method::Post {
             builder = builder
                 .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
                 .body(request.form.clone().unwrap_or_default());
         }
         let started = Instant::now();
+        // This call's own timeout, or the client's; waiting for a free connection counts
+        // toward it.
+        let timeout = request.timeout.unwrap_or(self.timeout);
+        let permit = tokio::time::timeout(timeout, self.connections.acquire())
+            .await
+            .map_err(|_| Failure {
+                error: Error::Timeout {
+                    endpoint: endpoint.clone(),
+                    after: Some(timeout),
+                },
+                unsent: false,
+                // The call's whole time went on the wait: not repeated.
+                transient: None,
+            })?
+            .expect("the semaphore is never closed");
+        let builder = builder.timeout(
+            timeout
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_millis(1)),
+        );
         let response = builder
             .send()
             .await
@@ -323,6 +361,7 @@ impl Transport {
             .bytes()
             .await
             .map_err(|e| self.transport_failure(request, &e))?;
+        drop(permit);
         let error_page = (200..300).contains(&status) && looks_like_error_page(&body);
         tracing::debug!(
             target: "monapi",
@@ -440,6 +479,18 @@ impl Transport {
 
     fn transport_failure(&self, request: &Prepared, error: &reqwest::Error) -> Failure {
         let endpoint = &request.endpoint;
+        if let Some(message) = network::untrusted_certificate(error, &self.host, self.language) {
+            // Not a network failure: the same certificate would be refused again.
+            return Failure {
+                error: Error::Connection {
+                    endpoint: endpoint.clone(),
+                    message: self.redactor.redact(&message),
+                },
+                unsent: false,
+                // Not transient: never retried, whatever the call's retry rule.
+                transient: None,
+            };
+        }
         let unsent = error.is_connect();
         let cut_short = error.is_body() || error.is_decode();
         let (error, transient) = if error.is_timeout() {

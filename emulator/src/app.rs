@@ -46,6 +46,20 @@ pub struct Counters {
     pub distribution: u64,
     /// All API endpoints together (never `/_emulator/`).
     pub total: u64,
+    /// TCP connections accepted (HTTPS ones too, even when the client then refuses the
+    /// certificate): how many connections clients opened.
+    pub connections: u64,
+    /// The most API requests in progress at once (from their arrival to their answer).
+    pub peak_in_progress: u64,
+}
+
+/// An API request in progress (see [`App::in_progress`]).
+pub(crate) struct InProgress(Arc<AtomicU64>);
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The API endpoints, for counting.
@@ -72,10 +86,14 @@ struct AtomicCounters {
     site_report: AtomicU64,
     distribution: AtomicU64,
     total: AtomicU64,
+    connections: AtomicU64,
+    peak_in_progress: AtomicU64,
+    /// API requests in progress now (not a counter: never reset).
+    in_progress: Arc<AtomicU64>,
 }
 
 impl AtomicCounters {
-    fn all(&self) -> [&AtomicU64; 10] {
+    fn all(&self) -> [&AtomicU64; 12] {
         [
             &self.token,
             &self.token_password,
@@ -87,6 +105,8 @@ impl AtomicCounters {
             &self.site_report,
             &self.distribution,
             &self.total,
+            &self.connections,
+            &self.peak_in_progress,
         ]
     }
 }
@@ -234,7 +254,22 @@ impl App {
             site_report: get(&c.site_report),
             distribution: get(&c.distribution),
             total: get(&c.total),
+            connections: get(&c.connections),
+            peak_in_progress: get(&c.peak_in_progress),
         }
+    }
+
+    /// Marks an API request in progress until the guard is dropped (its answer is ready).
+    pub(crate) fn in_progress(&self) -> InProgress {
+        let c = &self.counters;
+        let now = c.in_progress.fetch_add(1, Ordering::SeqCst) + 1;
+        c.peak_in_progress.fetch_max(now, Ordering::SeqCst);
+        InProgress(c.in_progress.clone())
+    }
+
+    /// Counts a TCP connection accepted.
+    pub(crate) fn connection_accepted(&self) {
+        self.counters.connections.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn knobs(&self) -> MutexGuard<'_, Knobs> {

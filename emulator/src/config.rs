@@ -57,6 +57,9 @@ pub struct Config {
     pub service_tasks: usize,
     /// Answers shaped as the real service's PHP writes them (none by default).
     pub quirks: Quirks,
+    /// Serve HTTPS with a certificate signed by a private CA generated at start (see
+    /// [`Emulator::ca_pem`](crate::Emulator::ca_pem)); plain HTTP by default.
+    pub tls: bool,
     /// The time zone of the days in `start_date`/`end_date`, of "today", of the `HH:MM`
     /// times in service reports and of `last_check_time` (default [`SERVICE_TIMEZONE`],
     /// `+08:00`). Fixed at start.
@@ -75,6 +78,7 @@ impl Default for Config {
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
             quirks: Quirks::default(),
+            tls: false,
             timezone: SERVICE_TIMEZONE,
         }
     }
@@ -95,6 +99,7 @@ impl fmt::Debug for Config {
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
             .field("quirks", &self.quirks)
+            .field("tls", &self.tls)
             .field("timezone", &self.timezone)
             .finish()
     }

@@ -29,6 +29,7 @@ pub(crate) async fn api_layer(
     next: Next,
 ) -> Response {
     app.count(endpoint);
+    let _in_progress = app.in_progress();
     let request = if endpoint == Endpoint::Token {
         match count_grant(&app, request).await {
             Ok(request) => request,

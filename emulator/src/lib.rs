@@ -31,6 +31,7 @@ mod rng;
 mod router;
 mod server;
 mod state;
+mod tls;
 mod validate;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -69,6 +70,8 @@ pub struct Emulator {
     app: Arc<App>,
     addr: SocketAddr,
     base_url: String,
+    /// The private CA, when serving HTTPS.
+    ca: Option<(String, tls::CaFile)>,
     shutdown: watch::Sender<bool>,
     runner: Runner,
 }
@@ -113,9 +116,11 @@ impl Emulator {
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
         let addr = listener.local_addr()?;
+        let tls = config.tls.then(|| tls::generate(addr)).transpose()?;
+        let acceptor = tls.as_ref().map(|tls| tls.acceptor.clone());
         let router = router::router(app.clone());
-        let task = tokio::spawn(server::serve(listener, router, stop));
-        Ok(Emulator::new(app, addr, shutdown, Runner::Task(Some(task))))
+        let task = tokio::spawn(server::serve(listener, router, app.clone(), acceptor, stop));
+        Ok(Emulator::new(app, addr, tls, shutdown, Runner::Task(Some(task))))
     }
 
     /// Starts on `127.0.0.1` with a free port, on an OS thread of its own with its own
@@ -137,33 +142,73 @@ impl Emulator {
             .build()?;
         let app = Arc::new(App::new(&config));
         let (shutdown, stop) = watch::channel(false);
+        let tls = config.tls.then(|| tls::generate(addr)).transpose()?;
+        let acceptor = tls.as_ref().map(|tls| tls.acceptor.clone());
         let router = router::router(app.clone());
+        let served = app.clone();
         let thread = thread::Builder::new()
             .name("monapi-emulator".into())
             .spawn(move || {
                 runtime.block_on(async move {
                     match TcpListener::from_std(listener) {
-                        Ok(listener) => server::serve(listener, router, stop).await,
+                        Ok(listener) => server::serve(listener, router, served, acceptor, stop).await,
                         Err(error) => tracing::error!(%error, "emulator listener unusable"),
                     }
                 })
             })?;
-        Ok(Emulator::new(app, addr, shutdown, Runner::Thread(Some(thread))))
+        Ok(Emulator::new(
+            app,
+            addr,
+            tls,
+            shutdown,
+            Runner::Thread(Some(thread)),
+        ))
     }
 
-    fn new(app: Arc<App>, addr: SocketAddr, shutdown: watch::Sender<bool>, runner: Runner) -> Self {
+    fn new(
+        app: Arc<App>,
+        addr: SocketAddr,
+        tls: Option<tls::Tls>,
+        shutdown: watch::Sender<bool>,
+        runner: Runner,
+    ) -> Self {
+        let scheme = if tls.is_some() { "https" } else { "http" };
         Emulator {
             app,
             addr,
-            base_url: format!("http://{addr}"),
+            base_url: format!("{scheme}://{addr}"),
+            ca: tls.map(|tls| (tls.ca_pem, tls.ca_file)),
             shutdown,
             runner,
         }
     }
 
-    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    /// `http://127.0.0.1:PORT` (`https://` with [`Config::tls`]), without a trailing slash.
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The private CA's certificate (PEM) that signed the emulator's own, when it serves
+    /// HTTPS ([`Config::tls`]): give it to a client as its CA bundle.
+    ///
+    /// ```
+    /// let config = monapi_emulator::Config { tls: true, ..Default::default() };
+    /// let emulator = monapi_emulator::Emulator::spawn_thread(config).unwrap();
+    /// assert!(emulator.base_url().starts_with("https://127.0.0.1:"));
+    /// assert!(emulator.ca_pem().unwrap().starts_with("-----BEGIN CERTIFICATE-----"));
+    /// let path = emulator.ca_path().unwrap().to_path_buf();
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), emulator.ca_pem().unwrap());
+    /// drop(emulator);
+    /// assert!(!path.exists()); // the file goes with the emulator
+    /// ```
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca.as_ref().map(|(pem, _)| pem.as_str())
+    }
+
+    /// A file holding [`ca_pem`](Emulator::ca_pem) (in the temporary directory, removed
+    /// when the emulator is dropped), when it serves HTTPS.
+    pub fn ca_path(&self) -> Option<&std::path::Path> {
+        self.ca.as_ref().map(|(_, file)| file.path())
     }
 
     /// The bound address.

@@ -10,10 +10,14 @@ use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
+
+use crate::app::App;
 
 /// How long a stopping server lets in-flight requests finish.
 const GRACE: Duration = Duration::from_secs(1);
@@ -30,8 +34,15 @@ impl ConnectionControl {
 }
 
 /// Serves until `shutdown` turns true (or its sender is gone), then lets open
-/// connections finish within [`GRACE`].
-pub(crate) async fn serve(listener: TcpListener, router: Router, shutdown: watch::Receiver<bool>) {
+/// connections finish within [`GRACE`]. With `tls`, every connection starts with a TLS
+/// handshake (in its own task, so a slow or refused handshake holds up no other).
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    app: Arc<App>,
+    tls: Option<TlsAcceptor>,
+    shutdown: watch::Receiver<bool>,
+) {
     let mut connections = JoinSet::new();
     let mut stop = shutdown.clone();
     loop {
@@ -39,7 +50,10 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, shutdown: watch
             _ = stopped(&mut stop) => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(connection(stream, router.clone(), shutdown.clone()));
+                    app.connection_accepted();
+                    // Small responses must not wait for Nagle's algorithm.
+                    let _ = stream.set_nodelay(true);
+                    connections.spawn(handshake(stream, tls.clone(), router.clone(), shutdown.clone()));
                 }
                 Err(error) => {
                     // E.g. out of file descriptors: pause instead of spinning.
@@ -54,9 +68,28 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, shutdown: watch
     while connections.join_next().await.is_some() {}
 }
 
-async fn connection(stream: TcpStream, router: Router, mut shutdown: watch::Receiver<bool>) {
-    // Small responses must not wait for Nagle's algorithm.
-    let _ = stream.set_nodelay(true);
+/// Serves one accepted connection, after the TLS handshake when there is one (a client that
+/// refuses the certificate ends the connection there, before any request).
+async fn handshake(
+    stream: TcpStream,
+    tls: Option<TlsAcceptor>,
+    router: Router,
+    shutdown: watch::Receiver<bool>,
+) {
+    match tls {
+        None => connection(stream, router, shutdown).await,
+        Some(acceptor) => {
+            if let Ok(stream) = acceptor.accept(stream).await {
+                connection(stream, router, shutdown).await;
+            }
+        }
+    }
+}
+
+async fn connection<S>(stream: S, router: Router, mut shutdown: watch::Receiver<bool>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let control = ConnectionControl(Arc::new(Notify::new()));
     let service = {
         let control = control.clone();

@@ -28,6 +28,8 @@ test('starts on 127.0.0.1 with a free port and the demo account', async (t) => {
     site_report: 0,
     distribution: 0,
     total: 0,
+    connections: 0,
+    peak_in_progress: 0,
   })
   assert.equal(util.inspect(emu), `Emulator { baseUrl: '${emu.baseUrl}', stopped: false }`)
   const other = await emulator(t)

@@ -3,6 +3,7 @@
 # module, in both directions, so the two cannot drift.
 
 import datetime
+import os
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, TypeVar, final
@@ -52,6 +53,9 @@ class Client:
         connect_timeout: float | None = None,
         max_retries: int | None = None,
         user_agent: str | None = None,
+        ca_bundle: str | os.PathLike[str] | bytes | None = None,
+        proxy: str | None = ...,
+        max_connections: int | None = None,
         timezone: str | None = None,
     ) -> Self: ...
     def login(self) -> Token: ...
@@ -111,6 +115,9 @@ class AsyncClient:
         connect_timeout: float | None = None,
         max_retries: int | None = None,
         user_agent: str | None = None,
+        ca_bundle: str | os.PathLike[str] | bytes | None = None,
+        proxy: str | None = ...,
+        max_connections: int | None = None,
         timezone: str | None = None,
     ) -> Self: ...
     def login(self) -> Awaitable[Token]: ...
@@ -286,11 +293,16 @@ class Emulator:
         latency: float = 0.0,
         service_tasks: int = 120,
         timezone: str | None = None,
+        tls: bool = False,
     ) -> Self: ...
     @property
     def base_url(self) -> str: ...
     @property
     def timezone(self) -> str: ...
+    @property
+    def ca_pem(self) -> str | None: ...
+    @property
+    def ca_path(self) -> str | None: ...
     @property
     def client_id(self) -> str: ...
     @property

@@ -43,3 +43,4 @@ pub fn assert_no_secret(text: &str, tokens: &[&str]) {
         assert!(!text.contains(secret), "secret leaked into: {text}");
     }
 }
+pub mod proxy;

@@ -1,0 +1,363 @@
+//! The network settings a company network needs: which certificates are trusted, which proxy
+//! carries the calls, and how many connections one client opens. Their environment variables
+//! and the words of their errors live here, once, for every language.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::{Error, Result, Secret};
+
+/// The package a client serves. It decides which environment variables name extra CA
+/// certificates (each ecosystem's own, besides `MONAPI_CA_BUNDLE`, `SSL_CERT_FILE` and
+/// `SSL_CERT_DIR`) and how the fix is worded when a server's certificate is not trusted.
+///
+/// ```
+/// use monapi::Language;
+/// assert_eq!(Language::Python.ca_variables(), ["MONAPI_CA_BUNDLE", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"]);
+/// assert_eq!(Language::Node.ca_variables(), ["MONAPI_CA_BUNDLE", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Language {
+    /// The Rust crate.
+    #[default]
+    Rust,
+    /// The Python package (`REQUESTS_CA_BUNDLE` is read too).
+    Python,
+    /// The Node package (`NODE_EXTRA_CA_CERTS` is read too).
+    Node,
+    /// The `monapi` command.
+    Cli,
+}
+
+impl Language {
+    /// The variables naming a PEM file of CA certificates to trust besides the system's, in
+    /// the order they are read (every one that is set is used). `SSL_CERT_DIR` (directories
+    /// of certificates) is read too, by every language.
+    pub fn ca_variables(self) -> Vec<&'static str> {
+        let mut names = vec!["MONAPI_CA_BUNDLE", "SSL_CERT_FILE"];
+        match self {
+            Language::Python => names.push("REQUESTS_CA_BUNDLE"),
+            Language::Node => names.push("NODE_EXTRA_CA_CERTS"),
+            Language::Rust | Language::Cli => {}
+        }
+        names
+    }
+
+    /// How this language's caller adds a CA: its option and its usual variable.
+    fn ca_hint(self) -> &'static str {
+        match self {
+            Language::Rust => {
+                "give its certificate with ClientBuilder::ca_bundle (a PEM file) or set SSL_CERT_FILE"
+            }
+            Language::Python => {
+                "give its certificate with ca_bundle= (a PEM file) or set SSL_CERT_FILE or REQUESTS_CA_BUNDLE"
+            }
+            Language::Node => {
+                "give its certificate with the caBundle option (a PEM file) or set NODE_EXTRA_CA_CERTS"
+            }
+            Language::Cli => "give its certificate with --ca-bundle (a PEM file) or set SSL_CERT_FILE",
+        }
+    }
+}
+
+/// Extra CA certificates to trust, besides the system's: a PEM file, or PEM text.
+///
+/// ```
+/// let bundle = monapi::CaBundle::Path("/etc/company/ca.pem".into());
+/// assert_eq!(format!("{bundle:?}"), "Path(\"/etc/company/ca.pem\")");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub enum CaBundle {
+    /// A file of one or more PEM certificates.
+    Path(PathBuf),
+    /// PEM text of one or more certificates.
+    Pem(Vec<u8>),
+}
+
+impl fmt::Debug for CaBundle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaBundle::Path(path) => f.debug_tuple("Path").field(path).finish(),
+            CaBundle::Pem(pem) => write!(f, "Pem({} bytes)", pem.len()),
+        }
+    }
+}
+
+/// Which proxy carries the calls, when given (not giving one means the environment's:
+/// `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`, upper or lower case).
+///
+/// `Debug` never shows the proxy's password.
+///
+/// ```
+/// let proxy = monapi::Proxy::Url(monapi::Secret::new("http://me:hunter2@proxy.corp:3128"));
+/// assert_eq!(format!("{proxy:?}"), "Url(\"http://me:[redacted]@proxy.corp:3128/\")");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub enum Proxy {
+    /// Every call goes through this proxy (`http://` or `https://`, with a user and password
+    /// if it needs them), whatever the environment says.
+    Url(Secret),
+    /// No proxy, whatever the environment says.
+    Off,
+}
+
+impl fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Proxy::Url(url) => f.debug_tuple("Url").field(&shown_url(url.expose())).finish(),
+            Proxy::Off => f.write_str("Off"),
+        }
+    }
+}
+
+/// A proxy URL with its password replaced (an unparsable one is not shown at all).
+fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => {
+            let shown = parsed.to_string();
+            match parsed.password() {
+                // The password as the URL writes it (percent-encoded), between `:` and `@`.
+                Some(password) => shown.replacen(
+                    &format!(":{password}@"),
+                    &format!(":{}@", crate::secret::REDACTED),
+                    1,
+                ),
+                None => shown,
+            }
+        }
+        Err(_) => crate::secret::REDACTED.to_string(),
+    }
+}
+
+/// A checked proxy URL: http or https, a host, nothing but a user and password besides.
+pub(crate) fn check_proxy(url: &Secret) -> Result<reqwest::Url> {
+    let refused = |rule: &str| Error::invalid_input(None, "proxy", rule.to_string());
+    let parsed = reqwest::Url::parse(url.expose())
+        .map_err(|_| refused("must be an http or https URL, e.g. http://proxy.example.com:3128"))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
+        return Err(refused(
+            "must be an http or https URL with a host, e.g. http://proxy.example.com:3128",
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() || !matches!(parsed.path(), "" | "/") {
+        return Err(refused(
+            "must be the proxy's address only (scheme, user and password, host, port), without a path or query",
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Certificates from the places the caller named (the option, then the variables), as PEM
+/// text of each in turn. A file that cannot be read or holds no certificate is an error
+/// naming where it came from.
+pub(crate) fn extra_certificates(
+    option: Option<&CaBundle>,
+    language: Language,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<u8>> {
+    let mut pem = Vec::new();
+    if let Some(bundle) = option {
+        let field = "ca_bundle";
+        let bytes = match bundle {
+            CaBundle::Path(path) => read_bundle(path, field)?,
+            CaBundle::Pem(bytes) => bytes.clone(),
+        };
+        certificates_in(
+            &bytes,
+            field,
+            "holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+        )?;
+        append(&mut pem, &bytes);
+    }
+    for variable in language.ca_variables() {
+        if let Some(path) = env(variable) {
+            let bytes = read_bundle(Path::new(&path), variable)?;
+            certificates_in(&bytes, variable, "names a file that holds no PEM certificate")?;
+            append(&mut pem, &bytes);
+        }
+    }
+    if let Some(dirs) = env("SSL_CERT_DIR") {
+        for dir in std::env::split_paths(&dirs).filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                return Err(Error::invalid_input(
+                    None,
+                    "SSL_CERT_DIR",
+                    format!("names {} which is not a directory", dir.display()),
+                ));
+            }
+            // As OpenSSL reads such a directory: every file of certificates in it (others,
+            // such as a README or a key, are skipped).
+            let mut entries: Vec<_> = std::fs::read_dir(&dir)
+                .map_err(|e| unreadable("SSL_CERT_DIR", &dir, &e))?
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|path| path.is_file())
+                .collect();
+            entries.sort();
+            for path in entries {
+                if let Ok(bytes) = std::fs::read(&path) {
+                    if certificates_in(&bytes, "SSL_CERT_DIR", "").is_ok() {
+                        append(&mut pem, &bytes);
+                    }
+                }
+            }
+        }
+    }
+    Ok(pem)
+}
+
+fn append(pem: &mut Vec<u8>, bytes: &[u8]) {
+    pem.extend_from_slice(bytes);
+    if !bytes.ends_with(b"\n") {
+        pem.push(b'\n');
+    }
+}
+
+fn unreadable(field: &str, path: &Path, error: &std::io::Error) -> Error {
+    let why = match error.kind() {
+        std::io::ErrorKind::NotFound => "does not exist".to_string(),
+        _ => format!("cannot be read ({error})"),
+    };
+    Error::invalid_input(None, field, format!("names {}, which {why}", path.display()))
+}
+
+fn read_bundle(path: &Path, field: &str) -> Result<Vec<u8>> {
+    if path.is_dir() {
+        return Err(Error::invalid_input(
+            None,
+            field,
+            format!("names {}, a directory: give a PEM file", path.display()),
+        ));
+    }
+    std::fs::read(path).map_err(|e| unreadable(field, path, &e))
+}
+
+/// The certificates of PEM text; none (or a damaged one) is an error with `rule`.
+fn certificates_in(pem: &[u8], field: &str, rule: &str) -> Result<Vec<reqwest::Certificate>> {
+    match reqwest::Certificate::from_pem_bundle(pem) {
+        Ok(certificates) if !certificates.is_empty() => Ok(certificates),
+        Ok(_) => Err(Error::invalid_input(None, field, rule.to_string())),
+        Err(_) => Err(Error::invalid_input(
+            None,
+            field,
+            "holds a damaged PEM certificate (it cannot be decoded)",
+        )),
+    }
+}
+
+/// The system's trusted certificates, read once per process: the operating system's store as
+/// `rustls-native-certs` finds it (the distribution's bundle on Linux, the keychain on macOS,
+/// the certificate store on Windows), keeping only those the TLS library can use (system
+/// stores hold a few ancient ones it cannot).
+fn system_roots() -> &'static [reqwest::Certificate] {
+    static ROOTS: OnceLock<Vec<reqwest::Certificate>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let found = rustls_native_certs::load_native_certs();
+        let mut usable = rustls::RootCertStore::empty();
+        found
+            .certs
+            .into_iter()
+            .filter(|der| usable.add(der.clone()).is_ok())
+            .filter_map(|der| reqwest::Certificate::from_der(&der).ok())
+            .collect()
+    })
+}
+
+/// `builder` trusting the system's certificates (or the bundled Mozilla roots where the system
+/// has none) plus `extra_pem`, going through `proxy` (or the environment's proxy when `None`).
+pub(crate) fn configure(
+    builder: reqwest::ClientBuilder,
+    extra_pem: &[u8],
+    proxy: Option<&Proxy>,
+) -> Result<reqwest::ClientBuilder> {
+    let system = system_roots();
+    let mut builder = builder
+        .tls_built_in_root_certs(false)
+        .tls_built_in_webpki_certs(system.is_empty());
+    for certificate in system {
+        builder = builder.add_root_certificate(certificate.clone());
+    }
+    if !extra_pem.is_empty() {
+        // Checked where it came from (see `extra_certificates`).
+        for certificate in certificates_in(extra_pem, "ca_bundle", "holds no PEM certificate")? {
+            builder = builder.add_root_certificate(certificate);
+        }
+    }
+    Ok(match proxy {
+        None => builder,
+        Some(Proxy::Off) => builder.no_proxy(),
+        Some(Proxy::Url(url)) => {
+            let parsed = check_proxy(url)?;
+            let proxy = reqwest::Proxy::all(parsed).map_err(|_| {
+                Error::invalid_input(None, "proxy", "must be an http or https URL".to_string())
+            })?;
+            builder.proxy(proxy)
+        }
+    })
+}
+
+/// Plain words for a certificate the client does not trust, with the fix, when `error` is
+/// that; `None` for every other failure.
+pub(crate) fn untrusted_certificate(
+    error: &reqwest::Error,
+    host: &str,
+    language: Language,
+) -> Option<String> {
+    use rustls::CertificateError as C;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(err) = source {
+        // An io::Error hides the error it wraps from `source()` (it gives that error's own
+        // source): look inside it instead.
+        let next = match err.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
+        let rustls_error = err.downcast_ref::<rustls::Error>();
+        if let Some(rustls::Error::InvalidCertificate(cause)) = rustls_error {
+            let cause = match cause {
+                C::UnknownIssuer => {
+                    "it is signed by a certificate authority this machine does not trust (unknown issuer)"
+                        .to_string()
+                }
+                C::Expired | C::ExpiredContext { .. } => "it has expired".to_string(),
+                C::NotValidYet | C::NotValidYetContext { .. } => "it is not valid yet".to_string(),
+                C::NotValidForName | C::NotValidForNameContext { .. } => {
+                    format!("it is not issued for {host} (name mismatch)")
+                }
+                C::Revoked => "it has been revoked".to_string(),
+                C::BadSignature => "its signature is wrong".to_string(),
+                other => format!("it is not valid ({other:?})"),
+            };
+            return Some(format!(
+                "the server's certificate for {host} is not trusted: {cause}. If this network uses \
+                 its own certificate authority (a company CA, a TLS-inspecting proxy), {}",
+                language.ca_hint()
+            ));
+        }
+        source = next;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proxy_urls_are_checked_without_showing_them() {
+        let refused = |url: &str| check_proxy(&Secret::new(url)).unwrap_err().to_string();
+        for url in [
+            "proxy.corp:3128",
+            "socks5://p:1080",
+            "http://u:pw-42@p:3128/path",
+            "http://",
+        ] {
+            let message = refused(url);
+            assert!(message.contains("proxy"), "{message}");
+            assert!(!message.contains("pw-42"), "{message}");
+        }
+        assert!(check_proxy(&Secret::new("http://u:pw@proxy.corp:3128")).is_ok());
+        assert!(check_proxy(&Secret::new("https://proxy.corp")).is_ok());
+    }
+}
