@@ -253,7 +253,7 @@ fn certificates_in(pem: &[u8], field: &str, rule: &str) -> Result<Vec<reqwest::C
 fn system_roots() -> &'static [reqwest::Certificate] {
     static ROOTS: OnceLock<Vec<reqwest::Certificate>> = OnceLock::new();
     ROOTS.get_or_init(|| {
-        let found = rustls_native_certs::load_native_certs();
+        let found = system_store(&|name| std::env::var_os(name));
         let mut usable = rustls::RootCertStore::empty();
         found
             .certs
@@ -262,6 +262,31 @@ fn system_roots() -> &'static [reqwest::Certificate] {
             .filter_map(|der| reqwest::Certificate::from_der(&der).ok())
             .collect()
     })
+}
+
+/// The operating system's store. `rustls_native_certs::load_native_certs` reads
+/// `SSL_CERT_FILE`/`SSL_CERT_DIR` *instead of* the store when either is set, as OpenSSL does;
+/// monapi adds those files to the store (see `extra_certificates`), so with either set the store
+/// is read from the system's own certificate directories. Where those cannot be found without
+/// the variables (macOS, Windows), the bundled Mozilla roots stand in for the store.
+fn system_store(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> rustls_native_certs::CertificateResult {
+    let set = |name| env(name).is_some_and(|v| !v.is_empty());
+    if !set("SSL_CERT_FILE") && !set("SSL_CERT_DIR") {
+        return rustls_native_certs::load_native_certs();
+    }
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        let mut all = rustls_native_certs::CertificateResult::default();
+        for dir in openssl_probe::candidate_cert_dirs() {
+            all.certs
+                .extend(rustls_native_certs::load_certs_from_paths(None, Some(dir)).certs);
+        }
+        all
+    }
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    {
+        rustls_native_certs::CertificateResult::default()
+    }
 }
 
 /// `builder` trusting the system's certificates (or the bundled Mozilla roots where the system
@@ -359,5 +384,24 @@ mod tests {
         }
         assert!(check_proxy(&Secret::new("http://u:pw@proxy.corp:3128")).is_ok());
         assert!(check_proxy(&Secret::new("https://proxy.corp")).is_ok());
+    }
+
+    /// `SSL_CERT_FILE` adds to the system's store: with it set, the store is still read
+    /// (rustls-native-certs alone would read only the variable's file).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_system_store_is_read_when_ssl_cert_file_is_set() {
+        let unset = system_store(&|_| None).certs;
+        let with_variable =
+            system_store(&|name| (name == "SSL_CERT_FILE").then(|| "/nonexistent/company-ca.pem".into()))
+                .certs;
+        assert!(
+            unset.len() > 10,
+            "this machine has a certificate store ({} found)",
+            unset.len()
+        );
+        for certificate in &unset {
+            assert!(with_variable.contains(certificate));
+        }
     }
 }
