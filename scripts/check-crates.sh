@@ -2,9 +2,12 @@
 # The crates as users get them: `cargo package` of the three publishable crates (with cargo's
 # verification build of each .crate on its own), then `cargo install --path cli` into a
 # temporary root, whose `monapi` must report the workspace version and talk to its own emulator.
+# The install is a debug build (`--debug`): what it checks (the package installs from its path
+# and works) does not depend on the profile, and make test has already built the debug `monapi`
+# with the same features, where a release build would take minutes more.
 #
 # Environment: CARGO (the cargo to run), CARGO_TARGET_DIR (default target: the install shares
-# the release build of `make build` instead of compiling everything again in a directory of its own).
+# the builds of `make` instead of compiling everything again in a directory of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo=${CARGO:-cargo}
@@ -55,7 +58,7 @@ done
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-"$cargo" install --locked --quiet --path cli --root "$root" --target-dir "$target_dir"
+"$cargo" install --debug --locked --quiet --path cli --root "$root" --target-dir "$target_dir"
 monapi=$root/bin/monapi
 [ "$("$monapi" --version)" = "monapi $version" ] || {
   echo "the installed monapi reports $("$monapi" --version), not monapi $version" >&2
