@@ -3,7 +3,7 @@
 #
 #   python-env    .venv/ with the pinned tools of tests/python/requirements.txt
 #   python-build  the wheel users get, into target/dist/, installed into .venv/ (--force-reinstall):
-#                 abi3 (CPython >= 3.10), manylinux2014 (glibc >= 2.17), built by maturin --zig
+#                 abi3 (CPython >= 3.11), manylinux2014 (glibc >= 2.17), built by maturin --zig
 #                 (zig from the ziglang wheel: no container, no other toolchain)
 #   python-dist   python-build, plus the sdist (maturin sdist) into target/dist/
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl

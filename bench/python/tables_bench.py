@@ -91,7 +91,7 @@ def tidy_polars(task_id: int, report: dict[str, list[dict[str, str]]], start: st
         clock = frame["time"].str.to_time("%H:%M")
         minutes = clock.dt.hour().cast(pl.Int64) * 60 + clock.dt.minute().cast(pl.Int64)
         day = (minutes.diff() < 0).fill_null(False).cast(pl.Int64).cum_sum()
-        offsets = pl.duration(minutes=day * 1440 + minutes)
+        offsets = pl.duration(minutes=pl.lit(day * 1440 + minutes))
         frame = frame.drop("time").with_columns(time=pl.lit(first_day) + offsets)
         long = frame.unpivot(index="time", variable_name="metric", value_name="value")
         long = long.with_columns(

@@ -121,7 +121,7 @@ def test_pip_install_at_the_root_installs_a_working_typed_abi3_package(
     package = site / "monapi"
     assert_typed_abi3_package(package)
     (dist_info,) = site.glob("monapi-*.dist-info")
-    assert "Tag: cp310-abi3-" in (dist_info / "WHEEL").read_text(encoding="utf-8")
+    assert "Tag: cp311-abi3-" in (dist_info / "WHEEL").read_text(encoding="utf-8")
     licenses = {p.name for p in dist_info.rglob("LICENSE-*")}
     assert licenses == {"LICENSE-MIT", "LICENSE-APACHE"}
 
@@ -133,7 +133,7 @@ def test_the_wheel_is_abi3_manylinux2014_and_works_in_a_fresh_venv(tmp_path: pat
     version = workspace_version()
     wheel = built("monapi-*.whl")
     assert wheel.name == (
-        f"monapi-{version}-cp310-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
+        f"monapi-{version}-cp311-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
     )
 
     # auditwheel reads the symbols the extension needs from glibc: none newer than 2.17.
@@ -155,7 +155,7 @@ def test_the_wheel_is_abi3_manylinux2014_and_works_in_a_fresh_venv(tmp_path: pat
     assert "monapi/_native.abi3.so" in names
     assert {"monapi/py.typed", "monapi/_native.pyi"} <= set(names)
     assert f"\nVersion: {version}\n" in metadata
-    assert "\nRequires-Python: >=3.10\n" in metadata
+    assert "\nRequires-Python: >=3.11\n" in metadata
 
     python = fresh_venv(tmp_path / "venv")
     subprocess.run(

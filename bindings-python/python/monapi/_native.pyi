@@ -6,9 +6,7 @@ import datetime
 import os
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, TypeAlias, TypeVar, final
-
-from typing_extensions import Self
+from typing import Any, Literal, Self, TypeAlias, TypeVar, final
 
 from monapi._token import Token
 from monapi.errors import MonapiError

@@ -30,7 +30,7 @@ class Token(dict[str, Any]):
     def __repr__(self) -> str:
         expires_at = self.get("expires_at")
         if isinstance(expires_at, int):
-            when = datetime.datetime.fromtimestamp(expires_at, tz=datetime.timezone.utc)
+            when = datetime.datetime.fromtimestamp(expires_at, tz=datetime.UTC)
             expiry = f"expires {when.isoformat()}"
         else:
             expiry = "expiry unknown"
