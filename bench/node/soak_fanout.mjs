@@ -4,11 +4,14 @@
 // seconds.
 //
 // The soak starts this script in a process of its own and samples its memory from outside.
-// It prints `start` when the warm-up is over, then one line of JSON: calls, errors, rounds,
-// seconds, the first errors. Run with --expose-gc (the soak does), it asks V8 for a full
-// collection after each round: V8 otherwise collects when it chooses, which moves the process's
-// memory up and down by a hundred megabytes from one sample to the next, while what a leak
-// would show is what survives a collection.
+// It prints `start` when the warm-up is over, then, after each measured round, a line of JSON
+// `{"memory": {rss, heapTotal, heapUsed}}` (bytes, just after a full collection), and at the end
+// one line of JSON: calls, errors, rounds, seconds, the first errors. Run with --expose-gc (the
+// soak does), it asks V8 for a full collection after each round. What a leak would show is what
+// survives a collection: V8's heap in use, and everything outside V8's heap (the addon, its
+// runtime, buffers); the soak judges the Node phase on that, the RSS less the free space V8
+// keeps in its heap. That free space is V8's sizing of its heap (it grows and shrinks it by tens
+// of megabytes as it sees fit), not memory the client holds.
 //
 //   node --expose-gc bench/node/soak_fanout.mjs --base-url URL --warmup W --seconds S --fanout N --service-tasks ID,...
 
@@ -90,7 +93,13 @@ while (performance.now() < deadline) {
       if (shown.length < ERRORS_SHOWN) shown.push(String(result.reason))
     }
   }
-  gc?.()
+  if (gc) {
+    gc()
+    if (measuring) {
+      const { rss, heapTotal, heapUsed } = process.memoryUsage()
+      console.log(JSON.stringify({ memory: { rss, heapTotal, heapUsed } }))
+    }
+  }
   rounds += 1
 }
 await client.close()
