@@ -330,3 +330,37 @@ async def test_cancelling_an_async_bulk_call_cancels_what_is_in_flight(
         await task
     before, after = await asyncio.to_thread(wait_until_still, emulator, "service_report")
     assert before == after < 60
+
+
+async def test_async_bulk_progress_under_gather(aclient: monapi.AsyncClient) -> None:
+    """Two bulk calls at once, each with its own progress callable: each sees every one of its
+    tasks (the failed one included), in order, before its awaitable resolves."""
+    service_seen: list[monapi.types.Progress] = []
+    site_seen: list[monapi.types.Progress] = []
+    service, site = await asyncio.gather(
+        aclient.tables.service_reports(
+            [10001, 999, 10002],
+            start_date=DAY,
+            end_date=DAY,
+            concurrency=2,
+            progress=service_seen.append,
+            errors="collect",
+        ),
+        aclient.tables.site_reports(
+            [20001, 20002, 20003],
+            start_date=DAY,
+            end_date=DAY,
+            monitor=0,
+            concurrency=2,
+            progress=site_seen.append,
+        ),
+    )
+    assert [p["done"] for p in service_seen] == [0, 1, 2, 3]
+    assert {p["total"] for p in service_seen} == {3}
+    assert service_seen[-1]["failed"] == 1
+    assert service_seen[-1]["rows"] == len(service) > 0
+    assert [task_id for task_id, _ in service.failures] == [999]
+    assert [p["done"] for p in site_seen] == [0, 1, 2, 3]
+    assert {p["total"] for p in site_seen} == {3}
+    assert site_seen[-1]["failed"] == 0
+    assert len(site.availability) > 0
