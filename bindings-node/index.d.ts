@@ -914,7 +914,8 @@ export interface TableSchema {
  * A table of the service's data, built once by the Rust core (numbers parsed, times read in
  * the service's time zone, nulls where the service sent nothing usable) and held in native
  * memory. Read it as rows, as typed columns, or as Arrow IPC bytes for apache-arrow,
- * nodejs-polars or DuckDB. Made by the calls of {@link Client.tables}.
+ * nodejs-polars or any other reader of the Arrow IPC stream format. Made by the calls of
+ * {@link Client.tables}.
  *
  * @example
  * ```js
@@ -969,7 +970,8 @@ export declare class Table<Row extends object = Record<string, unknown>> {
   column<K extends keyof Row & string>(name: K): ColumnOf<K, Row[K]>
   /**
    * The table in the Arrow IPC stream format, for apache-arrow (`tableFromIPC`),
-   * nodejs-polars (`readIPCStream`) or DuckDB.
+   * nodejs-polars (`pl.readIPCStream`, which takes a `Buffer`: `Buffer.from(bytes.buffer,
+   * bytes.byteOffset, bytes.byteLength)` shares the memory) or any other reader of the format.
    *
    * @example
    * ```js

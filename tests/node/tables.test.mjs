@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
 import { tableFromIPC } from 'apache-arrow'
+import pl from 'nodejs-polars'
 import { MonapiError, Table } from 'monapi'
 
 import { emulator, rejects, throws } from './helpers.mjs'
@@ -211,10 +212,34 @@ test('responseTimeDistribution: one row per bucket, by lower bound', async (t) =
   assert.deepEqual(table.toRows(), expected)
 })
 
-test('toArrowIPC is read back by apache-arrow and equals toRows()', async (t) => {
-  const { client } = await setup(t)
+/**
+ * Rows read by another library equal `toRows()`: the same numbers (64-bit integers read as
+ * BigInt), the same instants, nulls where monapi has them.
+ *
+ * @param {Record<string, unknown>[]} read
+ * @param {import('monapi').Table<any>} table
+ * @param {string} reader
+ */
+function assertSameRows(read, table, reader) {
+  const rows = /** @type {Record<string, unknown>[]} */ (/** @type {unknown} */ (table.toRows()))
+  assert.equal(read.length, rows.length, reader)
+  rows.forEach((row, i) => {
+    const other = read[i]
+    assert.deepEqual(Object.keys(other), Object.keys(row), `${reader}: the columns of row ${i}`)
+    for (const [name, value] of Object.entries(row)) {
+      const got = other[name]
+      const where = `${reader}: ${name} of row ${i}`
+      if (value instanceof Date) assert.equal(Number(got), value.getTime(), where)
+      else if (typeof got === 'bigint') assert.equal(got, BigInt(/** @type {number} */ (value)), where)
+      else assert.equal(got, value, where)
+    }
+  })
+}
+
+/** @param {import('monapi').Client} client */
+async function everyKindOfTable(client) {
   const site = await client.tables.siteReport(20001, ONE_DAY)
-  const tables = [
+  return [
     await client.tables.serviceReport(10001, ONE_DAY),
     await client.tables.serviceTasks(),
     site.availability,
@@ -222,7 +247,11 @@ test('toArrowIPC is read back by apache-arrow and equals toRows()', async (t) =>
     site.faults,
     await client.tables.responseTimeDistribution(20001, ONE_DAY),
   ]
-  for (const table of tables) {
+}
+
+test('toArrowIPC is read back by apache-arrow and equals toRows()', async (t) => {
+  const { client } = await setup(t)
+  for (const table of await everyKindOfTable(client)) {
     const bytes = table.toArrowIPC()
     assert.ok(bytes instanceof Uint8Array)
     const arrow = tableFromIPC(bytes)
@@ -231,17 +260,30 @@ test('toArrowIPC is read back by apache-arrow and equals toRows()', async (t) =>
       arrow.schema.fields.map((f) => f.name),
       table.schema.fields.map((f) => f.name),
     )
-    const rows = /** @type {Record<string, unknown>[]} */ (/** @type {unknown} */ (table.toRows()))
-    const read = arrow.toArray()
-    rows.forEach((row, i) => {
-      const other = read[i]
-      for (const [name, value] of Object.entries(row)) {
-        const got = other[name]
-        if (value instanceof Date) assert.equal(Number(got), value.getTime(), `${name} of row ${i}`)
-        else if (typeof got === 'bigint') assert.equal(got, BigInt(/** @type {number} */ (value)), `${name} of row ${i}`)
-        else assert.equal(got, value, `${name} of row ${i}`)
-      }
+    assertSameRows(arrow.toArray(), table, 'apache-arrow')
+  }
+})
+
+test('toArrowIPC is read by nodejs-polars (readIPCStream) with the types and rows of toRows()', async (t) => {
+  const { client } = await setup(t)
+  for (const table of await everyKindOfTable(client)) {
+    const bytes = table.toArrowIPC()
+    const frame = pl.readIPCStream(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    assert.equal(frame.height, table.numRows)
+    assert.deepEqual(
+      frame.columns,
+      table.schema.fields.map((f) => f.name),
+    )
+    // Timestamps stay instants in the service's zone (polars names +08:00 Etc/GMT-8), ids
+    // unsigned, categories categorical.
+    const types = frame.dtypes.map(String)
+    table.schema.fields.forEach((field, i) => {
+      if (field.type.startsWith('Timestamp')) assert.equal(types[i], 'DataType(Datetime(ms,Etc/GMT-8))', field.name)
+      if (field.type === 'UInt64') assert.equal(types[i], 'DataType(UInt64)', field.name)
+      if (field.type === CATEGORY) assert.equal(types[i], 'DataType(Categorical)', field.name)
+      if (field.type === 'Float64') assert.equal(types[i], 'DataType(Float64)', field.name)
     })
+    assertSameRows(frame.toRecords(), table, 'nodejs-polars')
   }
 })
 
