@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use chrono::{Days, FixedOffset, NaiveDate};
 use common::*;
+use futures::StreamExt;
 use monapi::table::arrow_array::cast::AsArray;
 use monapi::table::arrow_array::types::{Float64Type, TimestampSecondType};
 use monapi::table::arrow_array::{Array, RecordBatch};
@@ -689,6 +690,47 @@ async fn progress_counts_tasks_bytes_and_rows() {
         bytes += raw.body().len() as u64;
     }
     assert_eq!(last.bytes, bytes);
+}
+
+#[tokio::test]
+async fn a_late_task_holds_back_neither_the_others_nor_the_order() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    // The first report request is answered 503 with `Retry-After: 1`: its task (the first or
+    // the second, whichever request arrives first) finishes a second after the others.
+    emu.set_faults(Faults {
+        next: vec![FaultKind::Error503],
+        retry_after_secs: 1,
+        ..Faults::default()
+    })
+    .expect("faults within bounds");
+    let done = Arc::new(Mutex::new(0));
+    let log = done.clone();
+    let options = BulkOptions::new()
+        .concurrency(2)
+        .on_progress(move |progress| *log.lock().unwrap() = progress.done);
+    let ids: Vec<u64> = (10001..=10006).collect();
+    let range = range_of("2026-11-01", "2026-11-01");
+    let mut stream = client
+        .tables()
+        .service_reports_stream(ids.clone(), range, options)
+        .await
+        .unwrap();
+    let (mut order, mut ahead) = (Vec::new(), 0);
+    while let Some((task_id, result)) = stream.next().await {
+        result.unwrap();
+        order.push(task_id);
+        ahead = ahead.max(*done.lock().unwrap() - order.len());
+    }
+    assert_eq!(order, ids, "in task order");
+    // While the late task was waited for, the tasks after it went on, beyond the two at once
+    // of a window that only slides when the first task is yielded.
+    assert!(
+        ahead >= ids.len() - 2,
+        "the others finished before the late one: {ahead} ahead"
+    );
+    assert_eq!(emu.counters().service_report, ids.len() as u64 + 1);
 }
 
 #[tokio::test]
