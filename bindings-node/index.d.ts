@@ -1175,7 +1175,7 @@ export interface EmulatorOptions {
   tokenTtl?: number
   /** Delay before every answer, in milliseconds, 0 to 2^31 - 1 (default 0). */
   latencyMs?: number
-  /** Number of seeded service tasks, ids from 10001 (default 120: three pages). */
+  /** Number of seeded service tasks, 0 to 100,000, ids from 10001 (default 120: three pages). */
   serviceTasks?: number
   /** Faults from the start (default none). */
   faults?: FaultSettings

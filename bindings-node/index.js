@@ -810,7 +810,8 @@ class Emulator {
       seed,
       tokenTtl: numeric(o.tokenTtl),
       latencyMs: numeric(o.latencyMs),
-      serviceTasks: count(o.serviceTasks, 'serviceTasks', 100000),
+      // A u32 for the native side, which checks the emulator's own bound.
+      serviceTasks: count(o.serviceTasks, 'serviceTasks', 0xffffffff),
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
       tls: o.tls,

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use monapi_emulator::{Config, ConfigError, Emulator, FaultKind, Faults, PastEndPage, Quirks};
+use monapi_emulator::{Config, ConfigError, Emulator, FaultKind, Faults, PastEndPage, Quirks, TimeUnit};
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
@@ -145,41 +145,14 @@ pub fn demo_account() -> DemoAccount {
     }
 }
 
-/// The longest latency: 2^31 - 1 ms (about 24.8 days), as for `setTimeout`.
-pub(crate) const MAX_LATENCY_MS: f64 = 2_147_483_647.0;
-/// The longest token lifetime: the emulator's (2^32 - 1 s, about 136 years), exact as a
-/// JavaScript number.
-pub(crate) const MAX_TOKEN_TTL_SECS: f64 = monapi_emulator::LONGEST_TOKEN_TTL.as_secs() as f64;
-
-/// A latency in milliseconds (`latencyMs`, `setLatency(ms)`).
+/// A latency in milliseconds (`latencyMs`, `setLatency(ms)`), by the emulator's rule.
 pub(crate) fn latency(field: &str, ms: f64) -> napi::Result<Duration> {
-    bounded(
-        field,
-        ms,
-        MAX_LATENCY_MS,
-        1000.0,
-        "must be a number of milliseconds from 0 to 2147483647 (2^31 - 1, about 24.8 days)",
-    )
+    monapi_emulator::latency(field, ms, TimeUnit::Milliseconds).map_err(refused)
 }
 
-/// A token lifetime in seconds (`tokenTtl`, `setTokenTtl(seconds)`).
+/// A token lifetime in seconds (`tokenTtl`, `setTokenTtl(seconds)`), by the emulator's rule.
 pub(crate) fn token_ttl(field: &str, seconds: f64) -> napi::Result<Duration> {
-    bounded(
-        field,
-        seconds,
-        MAX_TOKEN_TTL_SECS,
-        1.0,
-        "must be a number of seconds from 0 to 4294967295 (2^32 - 1, about 136 years)",
-    )
-}
-
-/// `value / scale` seconds, for `value` from 0 to `max`; anything else (NaN, negative, huge:
-/// `Duration::from_secs_f64` would panic) is `INVALID_INPUT` naming `field` and `rule`.
-fn bounded(field: &str, value: f64, max: f64, scale: f64, rule: &str) -> napi::Result<Duration> {
-    if !(value >= 0.0 && value <= max) {
-        return Err(invalid_input(field, rule));
-    }
-    Duration::try_from_secs_f64(value / scale).map_err(|_| invalid_input(field, rule))
+    monapi_emulator::token_ttl(field, seconds, TimeUnit::Seconds).map_err(refused)
 }
 
 /// A running emulator on 127.0.0.1 (a free port), on an OS thread of its own.
@@ -400,7 +373,7 @@ mod tests {
             f64::INFINITY,
             f64::NAN,
             -1.0,
-            MAX_TOKEN_TTL_SECS + 1.0,
+            4_294_967_296.0,
         ] {
             let payload = crate::errors::payload_json(&token_ttl("tokenTtl", value).unwrap_err());
             assert_eq!(payload["code"], "INVALID_INPUT");
@@ -410,14 +383,7 @@ mod tests {
                 .unwrap()
                 .contains("from 0 to 4294967295"));
         }
-        for value in [
-            1e300,
-            f64::MAX,
-            f64::INFINITY,
-            f64::NAN,
-            -0.5,
-            MAX_LATENCY_MS + 1.0,
-        ] {
+        for value in [1e300, f64::MAX, f64::INFINITY, f64::NAN, -0.5, 2_147_483_648.0] {
             let payload = crate::errors::payload_json(&latency("ms", value).unwrap_err());
             assert_eq!(payload["field"], "ms");
             assert!(payload["message"]
@@ -426,7 +392,7 @@ mod tests {
                 .contains("from 0 to 2147483647"));
         }
         assert_eq!(
-            token_ttl("tokenTtl", MAX_TOKEN_TTL_SECS).unwrap().as_secs(),
+            token_ttl("tokenTtl", 4_294_967_295.0).unwrap().as_secs(),
             4_294_967_295
         );
         assert_eq!(latency("latencyMs", 1500.0).unwrap(), Duration::from_millis(1500));

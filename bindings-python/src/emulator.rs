@@ -3,13 +3,12 @@
 
 use std::mem::ManuallyDrop;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use monapi_emulator::{
-    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
-    DEMO_PASSWORD, DEMO_USERNAME,
+    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, TimeUnit, DEMO_CLIENT_ID,
+    DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
 };
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -37,17 +36,6 @@ impl Drop for Running {
     }
 }
 
-fn duration(name: &str, seconds: f64) -> PyResult<Duration> {
-    if seconds >= 0.0 {
-        Duration::try_from_secs_f64(seconds)
-            .map_err(|_| PyValueError::new_err(format!("{name} is too large")))
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{name} must be a number of seconds, 0 or more"
-        )))
-    }
-}
-
 /// A setting the emulator refused, as a `ValidationError` naming it and the rule.
 fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
     validation(py, None, error.field(), error.rule())
@@ -67,12 +55,13 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 /// seed : int, default 42
 ///     Seed of the generated data.
 /// token_ttl : float, default 3600
-///     Lifetime of the access tokens it issues, in seconds.
+///     Lifetime of the access tokens it issues, in seconds (at most 2^32 - 1).
 /// latency : float, default 0
-///     Seconds it waits before answering each API request.
+///     Seconds it waits before answering each API request (at most 2147483.647, about
+///     24.9 days, the range of every language's emulator).
 /// service_tasks : int, default 120
-///     Number of service tasks (ids from 10001; 120 make three pages). Site tasks are
-///     20001 to 20005; created server tasks get ids from 30001.
+///     Number of service tasks, at most 100,000 (ids from 10001; 120 make three pages).
+///     Site tasks are 20001 to 20005; created server tasks get ids from 30001.
 /// tls : bool, default False
 ///     Serve HTTPS, with a certificate signed by a private CA made at start (see
 ///     :attr:`ca_pem` and :attr:`ca_path`; :meth:`client` trusts it already), as a
@@ -156,13 +145,16 @@ impl Emulator {
         };
         let config = Config {
             seed,
-            token_ttl: duration("token_ttl", token_ttl)?,
-            latency: duration("latency", latency)?,
+            token_ttl: monapi_emulator::token_ttl("token_ttl", token_ttl, TimeUnit::Seconds)
+                .map_err(|e| refused(py, e))?,
+            latency: monapi_emulator::latency("latency", latency, TimeUnit::Seconds)
+                .map_err(|e| refused(py, e))?,
             service_tasks,
             tls,
             timezone,
             ..Config::default()
         };
+        config.check().map_err(|e| refused(py, e))?;
         let emulator = py
             .detach(move || monapi_emulator::Emulator::spawn_thread(config))
             .map_err(|e| PyRuntimeError::new_err(format!("the emulator could not start: {e}")))?;
@@ -340,8 +332,9 @@ impl Emulator {
     /// Examples
     /// --------
     /// >>> emulator.set_token_ttl(1.0)
-    fn set_token_ttl(&self, seconds: f64) -> PyResult<()> {
-        let ttl = duration("seconds", seconds)?;
+    fn set_token_ttl(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        let ttl =
+            monapi_emulator::token_ttl("seconds", seconds, TimeUnit::Seconds).map_err(|e| refused(py, e))?;
         self.with(|e| e.set_token_ttl(ttl))
     }
 
@@ -354,8 +347,9 @@ impl Emulator {
     /// Examples
     /// --------
     /// >>> emulator.set_latency(0.5)
-    fn set_latency(&self, seconds: f64) -> PyResult<()> {
-        let latency = duration("seconds", seconds)?;
+    fn set_latency(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        let latency =
+            monapi_emulator::latency("seconds", seconds, TimeUnit::Seconds).map_err(|e| refused(py, e))?;
         self.with(|e| e.set_latency(latency))
     }
 

@@ -69,10 +69,10 @@ struct ServeArgs {
     /// Lifetime of access tokens, in seconds.
     #[arg(long, default_value_t = 3600)]
     token_ttl: u64,
-    /// Delay added to every answer, in milliseconds.
+    /// Delay added to every answer, in milliseconds (at most 2147483647, about 24.9 days).
     #[arg(long, default_value_t = 0)]
     latency_ms: u64,
-    /// Number of service tasks.
+    /// Number of service tasks (at most 100000).
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
     /// Serve HTTPS, with a certificate signed by a private CA made at start; the CA's
@@ -276,6 +276,17 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         timezone: args.timezone,
         ..Config::default()
     };
+    // Refused by the emulator's own rule, named as the flag that set it.
+    config.check().map_err(|error| {
+        let flag = match error.field() {
+            "latency" => "latency-ms".to_string(),
+            field => field.replace('_', "-"),
+        };
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("--{flag} {}", error.rule()),
+        )
+    })?;
     let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;
     let ca = match emulator.ca_path() {
         Some(path) => format!(

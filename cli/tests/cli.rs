@@ -191,6 +191,44 @@ fn request_reaches_any_operation() {
 }
 
 #[test]
+fn serve_refuses_settings_beyond_the_emulators_bounds_naming_the_flag() {
+    for (flag, value, rule) in [
+        (
+            "--latency-ms",
+            "2147483648",
+            "must be a number of milliseconds from 0 to 2147483647",
+        ),
+        (
+            "--service-tasks",
+            "100001",
+            "must be a number of tasks from 0 to 100000",
+        ),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--port", "0", flag, value])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Bounded: a server that took the setting would run until killed.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("monapi serve {flag} {value} was not refused");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{flag}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with(&format!("monapi: error: {flag} {rule}")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn errors_are_one_line_and_exit_non_zero() {
     let served = Served::start();
     for (args, needle) in [

@@ -106,7 +106,8 @@ impl fmt::Debug for Config {
 }
 
 impl Config {
-    /// Checks the settings the emulator refuses: every share of [`Config::faults`] (see
+    /// Checks the settings the emulator refuses: a latency above [`LONGEST_LATENCY`], more
+    /// than [`MOST_SERVICE_TASKS`] service tasks, and every share of [`Config::faults`] (see
     /// [`Faults::check`]; the field is then named `faults.<share>`). The `Emulator` start
     /// functions check it too, and refuse a bad configuration with an `io::Error` of kind
     /// `InvalidInput` that carries this error.
@@ -121,8 +122,124 @@ impl Config {
     /// assert!(Config::default().check().is_ok());
     /// ```
     pub fn check(&self) -> Result<(), ConfigError> {
+        check_latency("latency", self.latency)?;
+        if self.service_tasks > MOST_SERVICE_TASKS {
+            return Err(ConfigError::new(
+                "service_tasks",
+                format!("must be a number of tasks from 0 to {MOST_SERVICE_TASKS}"),
+            ));
+        }
         self.faults.check().map_err(|error| error.within("faults"))
     }
+}
+
+/// The longest latency the emulator takes: 2^31 - 1 ms (about 24.8 days), the bound of
+/// JavaScript's `setTimeout`, so that every language takes the same range.
+pub const LONGEST_LATENCY: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// The most service tasks the emulator seeds (2,000 list pages; the lists are built at start).
+pub const MOST_SERVICE_TASKS: usize = 100_000;
+
+/// Refuses a latency above [`LONGEST_LATENCY`], naming `field`.
+pub(crate) fn check_latency(field: &str, latency: Duration) -> Result<(), ConfigError> {
+    if latency > LONGEST_LATENCY {
+        return Err(ConfigError::new(
+            field,
+            range_rule(TimeUnit::Milliseconds, LONGEST_LATENCY),
+        ));
+    }
+    Ok(())
+}
+
+/// The unit in which a language's option gives a duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Python's `latency=` and `token_ttl=`, Node's `tokenTtl`.
+    Seconds,
+    /// Node's `latencyMs`, the CLI's `--latency-ms`.
+    Milliseconds,
+}
+
+impl TimeUnit {
+    fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Seconds => "seconds",
+            TimeUnit::Milliseconds => "milliseconds",
+        }
+    }
+
+    fn per_second(self) -> f64 {
+        match self {
+            TimeUnit::Seconds => 1.0,
+            TimeUnit::Milliseconds => 1000.0,
+        }
+    }
+
+    /// `duration` as a number of this unit (whole milliseconds, so that a bound reads exactly).
+    fn count(self, duration: Duration) -> f64 {
+        match self {
+            TimeUnit::Seconds => duration.as_secs_f64(),
+            TimeUnit::Milliseconds => duration.as_millis() as f64,
+        }
+    }
+}
+
+/// A latency given as a number of `unit`s by a language's option: the one rule for Python,
+/// Node and the CLI (see [`duration_setting`]), up to [`LONGEST_LATENCY`].
+///
+/// ```
+/// use monapi_emulator::{latency, TimeUnit};
+/// assert_eq!(latency("latencyMs", 1500.0, TimeUnit::Milliseconds).unwrap().as_millis(), 1500);
+/// let error = latency("latency", -1.0, TimeUnit::Seconds).unwrap_err();
+/// assert_eq!(error.field(), "latency");
+/// assert_eq!(error.rule(), "must be a number of seconds from 0 to 2147483.647 (about 24.9 days)");
+/// ```
+pub fn latency(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, ConfigError> {
+    duration_setting(field, value, unit, LONGEST_LATENCY)
+}
+
+/// A token lifetime given as a number of `unit`s by a language's option, up to
+/// [`LONGEST_TOKEN_TTL`](crate::LONGEST_TOKEN_TTL) (see [`duration_setting`]).
+///
+/// ```
+/// use monapi_emulator::{token_ttl, TimeUnit};
+/// assert_eq!(token_ttl("token_ttl", 2.5, TimeUnit::Seconds).unwrap().as_millis(), 2500);
+/// let error = token_ttl("tokenTtl", 1e30, TimeUnit::Seconds).unwrap_err();
+/// assert_eq!(error.rule(), "must be a number of seconds from 0 to 4294967295 (about 136.1 years)");
+/// ```
+pub fn token_ttl(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, ConfigError> {
+    duration_setting(field, value, unit, crate::LONGEST_TOKEN_TTL)
+}
+
+/// `value` `unit`s as a duration, for `value` from 0 to `longest`; anything else (negative,
+/// NaN, infinite, too long: `Duration::from_secs_f64` would panic on some) is refused naming
+/// `field` and the range in that unit.
+pub fn duration_setting(
+    field: &str,
+    value: f64,
+    unit: TimeUnit,
+    longest: Duration,
+) -> Result<Duration, ConfigError> {
+    let refused = || ConfigError::new(field, range_rule(unit, longest));
+    if !(value >= 0.0 && value <= unit.count(longest)) {
+        return Err(refused());
+    }
+    Duration::try_from_secs_f64(value / unit.per_second()).map_err(|_| refused())
+}
+
+/// `must be a number of <unit> from 0 to <longest> (about <days or years>)`.
+fn range_rule(unit: TimeUnit, longest: Duration) -> String {
+    let most = unit.count(longest);
+    let days = longest.as_secs_f64() / 86_400.0;
+    let about = if days < 730.0 {
+        format!("{days:.1} days")
+    } else {
+        format!("{:.1} years", days / 365.25)
+    };
+    format!(
+        "must be a number of {} from 0 to {most} (about {about})",
+        unit.name()
+    )
 }
 
 /// Faults injected into API endpoint responses (never into `/_emulator/`).

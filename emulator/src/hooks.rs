@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::app::App;
-use crate::config::{Faults, Quirks};
+use crate::config::{check_latency, Faults, Quirks};
 
 /// The hooks' routes, merged into the emulator's router.
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -85,8 +85,13 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
             return bad_setting(&error.path().to_string(), rule);
         }
     };
+    // Checked before anything changes.
+    if let Some(ms) = update.latency_ms {
+        if let Err(error) = check_latency("latency_ms", Duration::from_millis(ms)) {
+            return bad_setting(error.field(), error.rule());
+        }
+    }
     if let Some(faults) = update.faults {
-        // Checked before anything changes.
         if let Err(error) = app.set_faults(faults) {
             let error = error.within("faults");
             return bad_setting(error.field(), error.rule());

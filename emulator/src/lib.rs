@@ -45,8 +45,9 @@ use tokio::task::JoinHandle;
 
 pub use app::{Counters, LONGEST_TOKEN_TTL};
 pub use config::{
-    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
-    DEMO_PASSWORD, DEMO_USERNAME, SERVICE_TIMEZONE,
+    duration_setting, latency, token_ttl, Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks,
+    TimeUnit, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME, LONGEST_LATENCY,
+    MOST_SERVICE_TASKS, SERVICE_TIMEZONE,
 };
 
 use app::App;
@@ -231,14 +232,16 @@ impl Emulator {
         self.app.counters()
     }
 
-    /// Lifetime of access tokens issued from now on.
+    /// Lifetime of access tokens issued from now on; longer than [`LONGEST_TOKEN_TTL`] is cut
+    /// to it.
     pub fn set_token_ttl(&self, ttl: Duration) {
         self.app.knobs().token_ttl = ttl;
     }
 
-    /// Delay added before every API endpoint answers, from the next request on.
+    /// Delay added before every API endpoint answers, from the next request on; longer than
+    /// [`LONGEST_LATENCY`] is cut to it.
     pub fn set_latency(&self, latency: Duration) {
-        self.app.knobs().latency = latency;
+        self.app.knobs().latency = latency.min(LONGEST_LATENCY);
     }
 
     /// Replaces the fault settings (and re-seeds the fault RNG). A share outside

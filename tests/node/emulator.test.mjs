@@ -119,6 +119,15 @@ test('tokenTtl and latency out of range are INVALID_INPUT naming the option and 
   assert.equal((await longest.client().login()).expires_in, 2 ** 32 - 1)
 })
 
+test('serviceTasks beyond the emulator\'s bound is INVALID_INPUT naming it, as in Python', async () => {
+  const err = await rejects(Emulator.start({ serviceTasks: 100001 }), 'INVALID_INPUT')
+  assert.equal(err.field, 'serviceTasks')
+  assert.match(err.message, /must be a number of tasks from 0 to 100000/)
+  for (const value of [-1, 1.5, 2 ** 32]) {
+    assert.equal((await rejects(Emulator.start({ serviceTasks: value }), 'INVALID_INPUT')).field, 'serviceTasks')
+  }
+})
+
 test('setFaults: the next queue in order (camelCase or snake_case kinds), and shares', async (t) => {
   const emu = await emulator(t)
   const client = emu.client({ maxRetries: 6 })

@@ -6,6 +6,7 @@ import datetime
 import json
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -93,6 +94,34 @@ def test_bad_knob_values(emulator: Emulator) -> None:
         emulator.set_faults(unknown=1.0)  # type: ignore[call-arg]
     with pytest.raises(ValueError):
         emulator.set_latency(-1.0)
+
+
+LATENCY_RULE = "must be a number of seconds from 0 to 2147483.647 (about 24.9 days)"
+TTL_RULE = "must be a number of seconds from 0 to 4294967295 (about 136.1 years)"
+NOT_DURATIONS = [-1.0, float("nan"), float("inf"), 1e300]
+
+
+def test_durations_out_of_range_are_refused_by_the_emulators_rule(emulator: Emulator) -> None:
+    # The emulator's own rule: the range of Node's latencyMs, in seconds here.
+    cases: list[tuple[Callable[[float], object], str, str, float]] = [
+        (emulator.set_latency, "seconds", LATENCY_RULE, 2147483.648),
+        (lambda v: Emulator(latency=v), "latency", LATENCY_RULE, 2147483.648),
+        (emulator.set_token_ttl, "seconds", TTL_RULE, 2.0**32),
+        (lambda v: Emulator(token_ttl=v), "token_ttl", TTL_RULE, 2.0**32),
+    ]
+    for call, field, rule, just_above in cases:
+        for value in [*NOT_DURATIONS, just_above]:
+            with pytest.raises(monapi.ValidationError) as caught:
+                call(value)
+            assert (caught.value.field, caught.value.rule) == (field, rule), value
+    with pytest.raises(monapi.ValidationError) as caught:
+        Emulator(service_tasks=100_001)
+    assert caught.value.field == "service_tasks"
+    assert caught.value.rule == "must be a number of tasks from 0 to 100000"
+    # The bounds themselves are taken.
+    emulator.set_latency(2147483.647)
+    emulator.set_token_ttl(2.0**32 - 1)
+    emulator.set_latency(0.0)
 
 
 SHARES = [

@@ -7,5 +7,6 @@ mod endpoints;
 mod faults;
 mod openapi;
 mod quirks;
+mod settings;
 mod state;
 mod timezone;
