@@ -4,10 +4,12 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
 use monapi::input::{self, Id, Unit};
 use monapi::{Client, ClientBuilder, DateRange, Error, Method, Options, Request, Secret, ServerTask};
-use monapi_emulator::{Emulator, Faults};
+use monapi_emulator::{Config, ConfigError, Emulator, Faults, TimeUnit};
 use serde_json::{Map, Value};
 
 fn table() -> Vec<Value> {
@@ -106,6 +108,41 @@ fn set_faults(emu: &Emulator, args: &Map<String, Value>) -> monapi::Result<()> {
     Ok(())
 }
 
+/// A setting the emulator refused, as the bindings report it.
+fn refused(error: &ConfigError) -> Error {
+    Error::invalid_input(None, error.field(), error.rule())
+}
+
+/// Sets the emulator's latency or token lifetime from `args["seconds"]` by the emulator's own
+/// rule (the one the Python and Node emulators apply), then sets it back.
+fn set_knob(emu: &Emulator, call: &str, args: &Map<String, Value>) -> monapi::Result<()> {
+    let seconds = number(args, "seconds").expect("seconds");
+    if call == "set_latency" {
+        let latency = monapi_emulator::latency("seconds", seconds, TimeUnit::Seconds);
+        emu.set_latency(latency.map_err(|e| refused(&e))?);
+        emu.set_latency(Duration::ZERO);
+    } else {
+        let ttl = monapi_emulator::token_ttl("seconds", seconds, TimeUnit::Seconds);
+        emu.set_token_ttl(ttl.map_err(|e| refused(&e))?);
+        emu.set_token_ttl(Config::default().token_ttl);
+    }
+    Ok(())
+}
+
+/// Starts an emulator with `args["service_tasks"]`, then stops it.
+async fn start_emulator(args: &Map<String, Value>) -> monapi::Result<()> {
+    let config = Config {
+        service_tasks: number(args, "service_tasks").expect("service_tasks") as usize,
+        ..Config::default()
+    };
+    let emu = Emulator::start(config).await.map_err(|error| {
+        let inner = error.get_ref().and_then(|e| e.downcast_ref::<ConfigError>());
+        refused(inner.expect("a setting the emulator refused"))
+    })?;
+    emu.stop().await;
+    Ok(())
+}
+
 /// Runs one case; `Ok` when the call (or the construction) succeeded.
 async fn run(emu: &Emulator, client: &Client, call: &str, args: &Map<String, Value>) -> monapi::Result<()> {
     let range = || {
@@ -118,6 +155,8 @@ async fn run(emu: &Emulator, client: &Client, call: &str, args: &Map<String, Val
     let request = match call {
         "client" => return build(emu.base_url(), args).map(drop),
         "set_faults" => return set_faults(emu, args),
+        "set_latency" | "set_token_ttl" => return set_knob(emu, call, args),
+        "emulator" => return start_emulator(args).await,
         "service_tasks" => {
             let page = input::page(number(args, "page").expect("a page"))?;
             return client.service_tasks(page).await.map(drop);
@@ -158,6 +197,14 @@ fn problems(error: &Error) -> Vec<(Option<usize>, String, String)> {
         .collect()
 }
 
+/// A call that builds or sets something and sends no request.
+fn is_setting(call: &str) -> bool {
+    matches!(
+        call,
+        "client" | "set_faults" | "set_latency" | "set_token_ttl" | "emulator"
+    )
+}
+
 #[tokio::test]
 async fn every_case_of_the_table() {
     let emu = emulator().await;
@@ -174,7 +221,7 @@ async fn every_case_of_the_table() {
         let sent = emu.counters().total != before;
         match (&case["expect"], outcome) {
             (Value::String(accepted), Ok(())) if accepted == "accepted" => {
-                if !matches!(call, "client" | "set_faults") && !sent {
+                if !is_setting(call) && !sent {
                     failures.push(format!("{name}: accepted but nothing was sent"));
                 }
             }

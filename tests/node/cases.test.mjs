@@ -28,6 +28,7 @@ const JS_NAMES = /** @type {Record<string, string>} */ ({
   timeout: 'timeoutMs',
   connect_timeout: 'connectTimeoutMs',
   max_retries: 'maxRetries',
+  service_tasks: 'serviceTasks',
   task_id: 'taskId',
   start_date: 'startDate',
   end_date: 'endDate',
@@ -48,6 +49,8 @@ function camel(/** @type {string} */ name) {
 function jsField(call, problem) {
   if (problem.index !== null) return problem.field
   if (call === 'set_faults') return `faults.${camel(problem.field)}`
+  // setLatency takes milliseconds, and names its argument so.
+  if (call === 'set_latency') return 'ms'
   return JS_NAMES[problem.field] ?? problem.field
 }
 
@@ -68,6 +71,9 @@ function clientOptions(/** @type {Emulator} */ emu, /** @type {Record<string, an
   }
   return options
 }
+
+/** The calls that build or set something and send no request. */
+const SETTINGS = ['client', 'set_faults', 'set_latency', 'set_token_ttl', 'emulator']
 
 /** @type {Emulator} */
 let emu
@@ -96,6 +102,14 @@ async function run(call, args) {
     case 'set_faults':
       emu.setFaults(Object.fromEntries(Object.entries(args).map(([key, value]) => [camel(key), value])))
       return emu.setFaults({})
+    case 'set_latency':
+      emu.setLatency(args.seconds * 1000)
+      return emu.setLatency(0)
+    case 'set_token_ttl':
+      emu.setTokenTtl(args.seconds)
+      return emu.setTokenTtl(3600)
+    case 'emulator':
+      return (await Emulator.start({ serviceTasks: args.service_tasks })).stop()
     case 'service_tasks':
       return client.serviceTasks({ page: args.page })
     case 'service_report':
@@ -126,7 +140,7 @@ for (const { name, call, args, expect } of CASES) {
     const sentBefore = emu.counters().total
     if (expect === 'accepted') {
       await run(call, args)
-      if (call !== 'client' && call !== 'set_faults') assert.ok(emu.counters().total > sentBefore, 'accepted, so it was sent')
+      if (!SETTINGS.includes(call)) assert.ok(emu.counters().total > sentBefore, 'accepted, so it was sent')
       return
     }
     /** @type {unknown} */

@@ -15,6 +15,8 @@ from monapi.testing import Emulator
 from helpers import fixture
 
 CASES: list[dict[str, Any]] = fixture("cases.json")["cases"]
+# The calls that build or set something and send no request.
+SETTINGS = ("client", "set_faults", "set_latency", "set_token_ttl", "emulator")
 ENV_VARS = (
     "MONAPI_BASE_URL",
     "MONAPI_CLIENT_ID",
@@ -53,6 +55,15 @@ def run(emulator: Emulator, client: monapi.Client, call: str, args: dict[str, An
     elif call == "set_faults":
         emulator.set_faults(**args)
         emulator.set_faults()
+    elif call == "set_latency":
+        emulator.set_latency(args["seconds"])
+        emulator.set_latency(0.0)
+    elif call == "set_token_ttl":
+        emulator.set_token_ttl(args["seconds"])
+        emulator.set_token_ttl(3600.0)
+    elif call == "emulator":
+        with Emulator(**args):
+            pass
     elif call == "service_tasks":
         client.service_tasks(args["page"])
     elif call == "create_server_tasks":
@@ -75,7 +86,7 @@ def test_case(
     before = emulator.counters()["total"]
     if case["expect"] == "accepted":
         run(emulator, client, case["call"], case["args"])
-        if case["call"] not in ("client", "set_faults"):
+        if case["call"] not in SETTINGS:
             assert emulator.counters()["total"] > before, "accepted, so it was sent"
         return
     with pytest.raises(monapi.ValidationError) as caught:
