@@ -914,7 +914,7 @@ export interface TableSchema {
  * A table of the service's data, built once by the Rust core (numbers parsed, times read in
  * the service's time zone, nulls where the service sent nothing usable) and held in native
  * memory. Read it as rows, as typed columns, or as Arrow IPC bytes for apache-arrow,
- * nodejs-polars or any other reader of the Arrow IPC stream format. Made by the calls of
+ * nodejs-polars, DuckDB or any other reader of the Arrow IPC stream format. Made by the calls of
  * {@link Client.tables}.
  *
  * @example
@@ -971,7 +971,8 @@ export declare class Table<Row extends object = Record<string, unknown>> {
   /**
    * The table in the Arrow IPC stream format, for apache-arrow (`tableFromIPC`),
    * nodejs-polars (`pl.readIPCStream`, which takes a `Buffer`: `Buffer.from(bytes.buffer,
-   * bytes.byteOffset, bytes.byteLength)` shares the memory) or any other reader of the format.
+   * bytes.byteOffset, bytes.byteLength)` shares the memory), DuckDB (`@duckdb/duckdb-wasm`'s
+   * `connection.insertArrowFromIPCStream(bytes, { name })`) or any other reader of the format.
    *
    * @example
    * ```js

@@ -1,8 +1,11 @@
 // @ts-check
 // client.tables: the core's tables against the faithful objects (numbers, Dates in the
-// service's time zone, nulls), read back from Arrow IPC by apache-arrow, and the bulk calls.
+// service's time zone, nulls), read back from Arrow IPC by apache-arrow, nodejs-polars and
+// DuckDB, and the bulk calls.
 
 import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 
 import { tableFromIPC } from 'apache-arrow'
@@ -284,6 +287,62 @@ test('toArrowIPC is read by nodejs-polars (readIPCStream) with the types and row
       if (field.type === 'Float64') assert.equal(types[i], 'DataType(Float64)', field.name)
     })
     assertSameRows(frame.toRecords(), table, 'nodejs-polars')
+  }
+})
+
+/**
+ * What the tests use of a DuckDB connection (the package's own declarations need the DOM and
+ * Emscripten types, so it is loaded untyped).
+ *
+ * @typedef {{
+ *   insertArrowFromIPCStream(bytes: Uint8Array, options: { name: string }): void,
+ *   query(sql: string): { toArray(): Array<{ toJSON(): Record<string, any> }> },
+ *   close(): void,
+ * }} DuckDBConnection
+ */
+
+/**
+ * An in-memory DuckDB: DuckDB's WebAssembly build, whose npm package holds the engine and reads
+ * Arrow IPC streams itself (the native `duckdb` packages need an extension downloaded at run time).
+ *
+ * @returns {Promise<DuckDBConnection>}
+ */
+async function duckdb() {
+  const require = createRequire(import.meta.url)
+  const entry = require.resolve('@duckdb/duckdb-wasm/dist/duckdb-node-blocking.cjs')
+  const { createDuckDB, NODE_RUNTIME, VoidLogger } = require(entry)
+  const dist = dirname(entry)
+  const bundle = (/** @type {string} */ kind) => ({
+    mainModule: join(dist, `duckdb-${kind}.wasm`),
+    mainWorker: join(dist, `duckdb-node-${kind}.worker.cjs`),
+  })
+  const db = await createDuckDB({ mvp: bundle('mvp'), eh: bundle('eh') }, new VoidLogger(), NODE_RUNTIME)
+  await db.instantiate(() => {})
+  return db.connect()
+}
+
+test('toArrowIPC is read by DuckDB (insertArrowFromIPCStream) with the types and rows of toRows()', async (t) => {
+  const { client } = await setup(t)
+  const db = await duckdb()
+  t.after(() => db.close())
+  const tables = await everyKindOfTable(client)
+  for (const [i, table] of tables.entries()) {
+    db.insertArrowFromIPCStream(table.toArrowIPC(), { name: `t${i}` })
+    const described = db.query(`DESCRIBE t${i}`).toArray().map((row) => row.toJSON())
+    assert.deepEqual(
+      described.map((row) => row.column_name),
+      table.schema.fields.map((f) => f.name),
+    )
+    // Instants with their zone, unsigned ids, doubles, text (a dictionary is read as text).
+    table.schema.fields.forEach((field, j) => {
+      const type = described[j].column_type
+      if (field.type.startsWith('Timestamp')) assert.equal(type, 'TIMESTAMP WITH TIME ZONE', field.name)
+      if (field.type === 'UInt64') assert.equal(type, 'UBIGINT', field.name)
+      if (field.type === 'Float64') assert.equal(type, 'DOUBLE', field.name)
+      if (field.type === CATEGORY) assert.equal(type, 'VARCHAR', field.name)
+    })
+    const rows = db.query(`SELECT * FROM t${i}`).toArray().map((row) => row.toJSON())
+    assertSameRows(rows, table, 'DuckDB')
   }
 })
 
