@@ -133,7 +133,7 @@ impl Config {
     }
 }
 
-/// The longest latency the emulator takes: 2^31 - 1 ms (about 24.8 days), the bound of
+/// The longest latency the emulator takes: 2^31 - 1 ms (about 24.9 days), the bound of
 /// JavaScript's `setTimeout`, so that every language takes the same range.
 pub const LONGEST_LATENCY: Duration = Duration::from_millis(i32::MAX as u64);
 
@@ -156,7 +156,8 @@ pub(crate) fn check_latency(field: &str, latency: Duration) -> Result<(), Config
 pub enum TimeUnit {
     /// Python's `latency=` and `token_ttl=`, Node's `tokenTtl`.
     Seconds,
-    /// Node's `latencyMs`, the CLI's `--latency-ms`.
+    /// Node's `latencyMs`; also the unit of [`Config::check`]'s latency rule (the CLI's
+    /// `--latency-ms`).
     Milliseconds,
 }
 
