@@ -185,8 +185,9 @@ impl TimeUnit {
     }
 }
 
-/// A latency given as a number of `unit`s by a language's option: the one rule for Python,
-/// Node and the CLI (see [`duration_setting`]), up to [`LONGEST_LATENCY`].
+/// A latency given as a number of `unit`s by a language's option: the one rule for Python and
+/// Node, from 0 to [`LONGEST_LATENCY`]; anything else (negative, NaN, infinite, too long) is
+/// refused naming `field` and the range in that unit.
 ///
 /// ```
 /// use monapi_emulator::{latency, TimeUnit};
@@ -199,8 +200,8 @@ pub fn latency(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, Conf
     duration_setting(field, value, unit, LONGEST_LATENCY)
 }
 
-/// A token lifetime given as a number of `unit`s by a language's option, up to
-/// [`LONGEST_TOKEN_TTL`](crate::LONGEST_TOKEN_TTL) (see [`duration_setting`]).
+/// A token lifetime given as a number of `unit`s by a language's option, from 0 to
+/// [`LONGEST_TOKEN_TTL`](crate::LONGEST_TOKEN_TTL); anything else is refused as by [`latency`].
 ///
 /// ```
 /// use monapi_emulator::{token_ttl, TimeUnit};
@@ -215,7 +216,7 @@ pub fn token_ttl(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, Co
 /// `value` `unit`s as a duration, for `value` from 0 to `longest`; anything else (negative,
 /// NaN, infinite, too long: `Duration::from_secs_f64` would panic on some) is refused naming
 /// `field` and the range in that unit.
-pub fn duration_setting(
+fn duration_setting(
     field: &str,
     value: f64,
     unit: TimeUnit,

@@ -45,9 +45,9 @@ use tokio::task::JoinHandle;
 
 pub use app::{Counters, LONGEST_TOKEN_TTL};
 pub use config::{
-    duration_setting, latency, token_ttl, Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks,
-    TimeUnit, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME, LONGEST_LATENCY,
-    MOST_SERVICE_TASKS, SERVICE_TIMEZONE,
+    latency, token_ttl, Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, TimeUnit,
+    DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME, LONGEST_LATENCY, MOST_SERVICE_TASKS,
+    SERVICE_TIMEZONE,
 };
 
 use app::App;
