@@ -6,10 +6,10 @@
 
 use std::sync::{Arc, Mutex, RwLock};
 
-use monapi::input::{self, Id, Unit};
+use monapi::input::{self, Id};
 use monapi::{
-    CaBundle, Client, ClientBuilder, DateRange, Endpoint, Language, Method, Options, Proxy, RawResponse,
-    Request, Secret, ServerTask, TaskPage, Token,
+    Client, ClientBuilder, DateRange, Endpoint, Language, Method, Options, RawResponse, Request, ServerTask,
+    TaskPage, Token, Value,
 };
 use napi::bindgen_prelude::{Either, Function, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
@@ -461,54 +461,36 @@ fn build(
     options: NativeClientOptions,
     listener: Option<Arc<Mutex<Option<TokenListener>>>>,
 ) -> napi::Result<Client> {
-    let millis = |field: &str, ms: Option<f64>| {
-        ms.map(|ms| input::timeout(field, ms, Unit::Milliseconds))
-            .transpose()
-            .map_err(from_core)
-    };
-    let given = Options {
-        base_url: options.base_url,
-        client_id: options.client_id,
-        client_secret: options.client_secret.map(Secret::from),
-        username: options.username,
-        password: options.password.map(Secret::from),
-        password_md5: options.password_md5.map(Secret::from),
-        timeout: millis("timeout", options.timeout_ms)?,
-        connect_timeout: millis("connect_timeout", options.connect_timeout_ms)?,
-        max_retries: options
-            .max_retries
-            .map(input::max_retries)
-            .transpose()
-            .map_err(from_core)?,
-        user_agent: Some(
-            options
-                .user_agent
-                .unwrap_or_else(|| format!("monapi-node/{}", env!("CARGO_PKG_VERSION"))),
+    // The core's declaration reads, bounds and names every setting (JavaScript's names and
+    // units: milliseconds for `timeoutMs`).
+    let text = |value: Option<String>| value.map(Value::Text);
+    let number = |value: Option<f64>| value.map(Value::Number);
+    let values = [
+        ("baseUrl", text(options.base_url)),
+        ("clientId", text(options.client_id)),
+        ("clientSecret", text(options.client_secret)),
+        ("username", text(options.username)),
+        ("password", text(options.password)),
+        ("passwordMd5", text(options.password_md5)),
+        ("timeoutMs", number(options.timeout_ms)),
+        ("connectTimeoutMs", number(options.connect_timeout_ms)),
+        ("maxRetries", number(options.max_retries)),
+        ("userAgent", text(options.user_agent)),
+        (
+            "caBundle",
+            text(options.ca_bundle_path).or(options.ca_bundle_pem.map(|pem| Value::Bytes(pem.to_vec()))),
         ),
-        refresh_leeway: None,
-        ca_bundle: match (options.ca_bundle_path, options.ca_bundle_pem) {
-            (Some(path), _) => Some(CaBundle::Path(path.into())),
-            (None, Some(pem)) => Some(CaBundle::Pem(pem.to_vec())),
-            (None, None) => None,
-        },
-        proxy: match (options.proxy, options.no_proxy) {
-            (Some(url), _) => Some(Proxy::Url(Secret::from(url))),
-            (None, Some(true)) => Some(Proxy::Off),
-            _ => None,
-        },
-        max_connections: options
-            .max_connections
-            .map(input::max_connections)
-            .transpose()
-            .map_err(from_core)?,
-        language: Some(Language::Node),
-        timezone: options
-            .timezone
-            .as_deref()
-            .map(input::timezone)
-            .transpose()
-            .map_err(from_core)?,
-    };
+        (
+            "proxy",
+            text(options.proxy).or((options.no_proxy == Some(true)).then_some(Value::Bool(false))),
+        ),
+        ("maxConnections", number(options.max_connections)),
+        ("timezone", text(options.timezone)),
+    ];
+    let values = values
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)));
+    let given = Options::from_values(Language::Node, values).map_err(from_core)?;
     let mut builder = ClientBuilder::from_env().options(given);
     if let Some(json) = options.token {
         // Never echo the value: it holds the tokens.

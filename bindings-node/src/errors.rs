@@ -74,31 +74,22 @@ impl Payload {
     }
 }
 
-/// The JavaScript names of the options and parameters the core names in snake_case. Task
-/// fields are not here: they keep the service's names, which are also the keys of the
-/// caller's task objects. `refresh_token` (what `refresh()` lacks before a login) is supplied
-/// by the `token` option.
-const JS_NAMES: [(&str, &str); 15] = [
-    ("base_url", "baseUrl"),
-    ("client_id", "clientId"),
-    ("client_secret", "clientSecret"),
-    ("password_md5", "passwordMd5"),
+/// The JavaScript names of the parameters the core names in snake_case (the settings' names
+/// are the core's declaration's, `monapi::settings`). Task fields are not here: they keep the
+/// service's names, which are also the keys of the caller's task objects. `refresh_token`
+/// (what `refresh()` lacks before a login) is supplied by the `token` option.
+const JS_NAMES: [(&str, &str); 5] = [
     ("start_date", "startDate"),
     ("end_date", "endDate"),
-    ("user_agent", "userAgent"),
     ("task_id", "taskId"),
-    ("timeout", "timeoutMs"),
-    ("connect_timeout", "connectTimeoutMs"),
-    ("max_retries", "maxRetries"),
     ("refresh_token", "token"),
-    ("ca_bundle", "caBundle"),
-    ("max_connections", "maxConnections"),
     ("log_level", "logLevel"),
 ];
 
 /// The JavaScript name of a core option or parameter name, if it has another one.
 fn js_name(name: &str) -> Option<&'static str> {
-    JS_NAMES.iter().find(|(core, _)| *core == name).map(|(_, js)| *js)
+    monapi::settings::name_in(monapi::Language::Node, name)
+        .or_else(|| JS_NAMES.iter().find(|(core, _)| *core == name).map(|(_, js)| *js))
 }
 
 /// A problem's field as the JavaScript caller names it.

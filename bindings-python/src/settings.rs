@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use monapi::input::{self, Unit};
-use monapi::{ClientBuilder, Language, Options, Secret, Settings, Token};
+use monapi::{CaBundle, ClientBuilder, Language, Options, Proxy, Settings, Token, Value};
 use pyo3::prelude::*;
 
 use crate::args::{CaBundleArg, Number, ProxyArg};
@@ -34,47 +33,40 @@ pub struct Given {
 impl Given {
     /// The core builder with these values, falling back to the environment.
     pub fn builder(self, py: Python<'_>) -> PyResult<ClientBuilder> {
-        let check = |e| to_pyerr(py, e);
-        let seconds = |field: &str, value: Option<Number>| {
-            value
-                .map(|Number(s)| input::timeout(field, s, Unit::Seconds))
-                .transpose()
-                .map_err(check)
-        };
-        let options = Options {
-            base_url: self.base_url,
-            client_id: self.client_id,
-            client_secret: self.client_secret.map(Secret::from),
-            username: self.username,
-            password: self.password.map(Secret::from),
-            password_md5: self.password_md5.map(Secret::from),
-            timeout: seconds("timeout", self.timeout)?,
-            connect_timeout: seconds("connect_timeout", self.connect_timeout)?,
-            max_retries: self
-                .max_retries
-                .map(|Number(n)| input::max_retries(n))
-                .transpose()
-                .map_err(check)?,
-            user_agent: Some(
-                self.user_agent
-                    .unwrap_or_else(|| format!("monapi-python/{}", env!("CARGO_PKG_VERSION"))),
+        let text = |value: Option<String>| value.map(Value::Text);
+        let number = |value: Option<Number>| value.map(|Number(n)| Value::Number(n));
+        let values = [
+            ("base_url", text(self.base_url)),
+            ("client_id", text(self.client_id)),
+            ("client_secret", text(self.client_secret)),
+            ("username", text(self.username)),
+            ("password", text(self.password)),
+            ("password_md5", text(self.password_md5)),
+            ("timeout", number(self.timeout)),
+            ("connect_timeout", number(self.connect_timeout)),
+            ("max_retries", number(self.max_retries)),
+            ("user_agent", text(self.user_agent)),
+            (
+                "ca_bundle",
+                self.ca_bundle.map(|CaBundleArg(bundle)| match bundle {
+                    CaBundle::Path(path) => Value::Text(path.to_string_lossy().into_owned()),
+                    CaBundle::Pem(pem) => Value::Bytes(pem),
+                }),
             ),
-            refresh_leeway: None,
-            ca_bundle: self.ca_bundle.map(|CaBundleArg(bundle)| bundle),
-            proxy: self.proxy.0,
-            max_connections: self
-                .max_connections
-                .map(|Number(n)| input::max_connections(n))
-                .transpose()
-                .map_err(check)?,
-            language: Some(Language::Python),
-            timezone: self
-                .timezone
-                .as_deref()
-                .map(input::timezone)
-                .transpose()
-                .map_err(check)?,
-        };
+            (
+                "proxy",
+                self.proxy.0.map(|proxy| match proxy {
+                    Proxy::Url(url) => Value::Text(url.expose().to_string()),
+                    Proxy::Off => Value::Null,
+                }),
+            ),
+            ("max_connections", number(self.max_connections)),
+            ("timezone", text(self.timezone)),
+        ];
+        let values = values
+            .into_iter()
+            .filter_map(|(name, value)| Some((name, value?)));
+        let options = Options::from_values(Language::Python, values).map_err(|e| to_pyerr(py, e))?;
         let builder = ClientBuilder::from_env().options(options);
         Ok(match self.token {
             Some(token) => builder.token(token),

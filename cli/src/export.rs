@@ -14,7 +14,7 @@ use monapi::table::{self, BulkOptions, BulkStream, Progress, SiteTables, DEFAULT
 use monapi::{DateRange, ErrorKind};
 
 use crate::sink::{Format, Sink, SinkError};
-use crate::{parse_monitor, timezone, Connection};
+use crate::{parse_monitor, Connection};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -131,9 +131,6 @@ struct Output {
     /// and Polars read as one dataset (task_id comes from the directory names).
     #[arg(long, value_enum)]
     split: Option<Split>,
-    /// The service's time zone: days, `HH:MM` times, and the offset shown on timestamps.
-    #[arg(long, value_parser = timezone, default_value_t = monapi::SERVICE_TIMEZONE)]
-    timezone: chrono::FixedOffset,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
@@ -322,7 +319,7 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
 /// The client, once the output options are known to be usable.
 fn client(connection: Connection, output: &Output) -> Result<monapi::Client, Failure> {
     output.check()?;
-    Ok(connection.builder()?.timezone(output.timezone).build()?)
+    Ok(connection.client()?)
 }
 
 impl Range {

@@ -1,5 +1,6 @@
 //! `monapi`: run the emulator, or call the service (real or emulated) and print JSON.
 
+mod connection;
 mod export;
 mod sink;
 
@@ -8,10 +9,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use monapi::input::{self, Id, Unit};
-use monapi::{
-    CaBundle, Client, ClientBuilder, DateRange, Language, Monitor, Options, Proxy, Request, Secret,
-};
+use connection::Connection;
+use monapi::input::{self, Id};
+use monapi::{Client, DateRange, Monitor, Request};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
@@ -117,78 +117,6 @@ enum ReportKind {
     Site,
     /// Response-time distribution of a site task.
     Distribution,
-}
-
-/// Where the service is and who we are; each falls back to its MONAPI_* variable (read by the
-/// client library).
-#[derive(Args)]
-struct Connection {
-    /// Base URL of the service, e.g. http://127.0.0.1:8080 [default: $MONAPI_BASE_URL].
-    #[arg(long)]
-    base_url: Option<String>,
-    /// Registered client id [default: $MONAPI_CLIENT_ID].
-    #[arg(long)]
-    client_id: Option<String>,
-    /// Registered client secret [default: $MONAPI_CLIENT_SECRET].
-    #[arg(long)]
-    client_secret: Option<String>,
-    /// Account login [default: $MONAPI_USERNAME].
-    #[arg(long)]
-    username: Option<String>,
-    /// Account password (plain; it is sent as its MD5) [default: $MONAPI_PASSWORD].
-    #[arg(long)]
-    password: Option<String>,
-    /// Overall timeout of one request, in seconds [default: 30].
-    #[arg(long)]
-    timeout: Option<f64>,
-    /// Retries of a read after a transient failure (connection, 429, 5xx, error page)
-    /// [default: 2].
-    #[arg(long)]
-    max_retries: Option<usize>,
-    /// PEM file of CA certificates to trust besides the system's [also: $MONAPI_CA_BUNDLE,
-    /// $SSL_CERT_FILE, $SSL_CERT_DIR].
-    #[arg(long, value_name = "PATH")]
-    ca_bundle: Option<std::path::PathBuf>,
-    /// Proxy for every call, e.g. http://user:password@proxy:3128 [default: $HTTPS_PROXY,
-    /// $HTTP_PROXY, $ALL_PROXY, with $NO_PROXY].
-    #[arg(long, value_name = "URL", conflicts_with = "no_proxy")]
-    proxy: Option<String>,
-    /// No proxy, whatever the environment says.
-    #[arg(long)]
-    no_proxy: bool,
-    /// The most connections open to the service at once [default: 100].
-    #[arg(long)]
-    max_connections: Option<usize>,
-}
-
-impl Connection {
-    fn client(self) -> monapi::Result<Client> {
-        self.builder()?.build()
-    }
-
-    /// A builder with these options, the `MONAPI_*` variables for the others.
-    fn builder(self) -> monapi::Result<ClientBuilder> {
-        let timeout = self.timeout.map(|s| input::timeout("timeout", s, Unit::Seconds));
-        let options = Options {
-            base_url: self.base_url,
-            client_id: self.client_id,
-            client_secret: self.client_secret.map(Secret::from),
-            username: self.username,
-            password: self.password.map(Secret::from),
-            timeout: timeout.transpose()?,
-            max_retries: self.max_retries,
-            ca_bundle: self.ca_bundle.map(CaBundle::Path),
-            proxy: match (self.proxy, self.no_proxy) {
-                (Some(url), _) => Some(Proxy::Url(Secret::from(url))),
-                (None, true) => Some(Proxy::Off),
-                (None, false) => None,
-            },
-            max_connections: self.max_connections,
-            language: Some(Language::Cli),
-            ..Options::default()
-        };
-        Ok(ClientBuilder::from_env().options(options))
-    }
 }
 
 #[tokio::main]

@@ -1,5 +1,5 @@
-//! [`ClientBuilder`]: every setting of a client, its default, its bounds and its environment
-//! variable, checked in one place ([`ClientBuilder::build`]).
+//! [`ClientBuilder`]: builds a client from its settings (declared in [`crate::settings`]),
+//! checked in one place ([`ClientBuilder::build`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -12,37 +12,9 @@ use crate::client::{Client, Inner};
 use crate::input;
 use crate::network::{self, CaBundle, Language, Proxy};
 use crate::secret::Redactor;
+use crate::settings::{self, check_count, Options, Settings, DEFAULT_REFRESH_LEEWAY, SERVICE_TIMEZONE};
 use crate::transport::{Transport, TransportConfig};
 use crate::{md5_hex, Error, Result, Secret, Token};
-
-/// Default overall timeout of one HTTP exchange.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default timeout for making a connection.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default number of retries of a read after a transient failure.
-pub const DEFAULT_MAX_RETRIES: usize = 2;
-/// Default margin before expiry at which a token is renewed (at most a quarter of its life).
-pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
-/// The service's time zone, the default of [`ClientBuilder::timezone`]: China Standard Time,
-/// `+08:00`, without daylight saving time (the service runs from Beijing).
-///
-/// ```
-/// assert_eq!(monapi::SERVICE_TIMEZONE.to_string(), "+08:00");
-/// ```
-pub const SERVICE_TIMEZONE: FixedOffset = FixedOffset::east_opt(8 * 3600).unwrap();
-
-/// Default bound on the connections one client opens to the service (see
-/// [`ClientBuilder::max_connections`]).
-pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
-
-/// The environment variables [`ClientBuilder::from_env`] falls back to.
-pub const ENV_VARS: [&str; 5] = [
-    "MONAPI_BASE_URL",
-    "MONAPI_CLIENT_ID",
-    "MONAPI_CLIENT_SECRET",
-    "MONAPI_USERNAME",
-    "MONAPI_PASSWORD",
-];
 
 /// Builds a [`Client`] from explicit values, falling back to the `MONAPI_*` environment
 /// variables when made with [`from_env`](ClientBuilder::from_env).
@@ -81,132 +53,15 @@ impl fmt::Debug for ClientBuilder {
     }
 }
 
-/// The settings of a client as its caller gives them, each optional (what is left out falls
-/// back to the environment with [`ClientBuilder::from_env`], then to its default), for
-/// [`ClientBuilder::options`]: the Python and Node packages and the command line fill one with
-/// what their caller gave. `Debug` shows no secret.
-///
-/// ```
-/// use monapi::{ClientBuilder, Options};
-/// let options = Options {
-///     base_url: Some("http://127.0.0.1:8080".into()),
-///     max_retries: Some(101),
-///     ..Options::default()
-/// };
-/// let err = ClientBuilder::new().options(options).build().unwrap_err();
-/// assert_eq!(err.field(), Some("client_id"));
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// See [`ClientBuilder::base_url`].
-    pub base_url: Option<String>,
-    /// See [`ClientBuilder::client_id`].
-    pub client_id: Option<String>,
-    /// See [`ClientBuilder::client_secret`].
-    pub client_secret: Option<Secret>,
-    /// See [`ClientBuilder::username`].
-    pub username: Option<String>,
-    /// See [`ClientBuilder::password`].
-    pub password: Option<Secret>,
-    /// See [`ClientBuilder::password_md5`].
-    pub password_md5: Option<Secret>,
-    /// See [`ClientBuilder::timeout`].
-    pub timeout: Option<Duration>,
-    /// See [`ClientBuilder::connect_timeout`].
-    pub connect_timeout: Option<Duration>,
-    /// See [`ClientBuilder::max_retries`].
-    pub max_retries: Option<usize>,
-    /// See [`ClientBuilder::user_agent`].
-    pub user_agent: Option<String>,
-    /// See [`ClientBuilder::refresh_leeway`].
-    pub refresh_leeway: Option<Duration>,
-    /// See [`ClientBuilder::ca_bundle`] and [`ClientBuilder::ca_bundle_pem`].
-    pub ca_bundle: Option<CaBundle>,
-    /// See [`ClientBuilder::proxy`] and [`ClientBuilder::no_proxy`]; `None` means the
-    /// environment's proxy.
-    pub proxy: Option<Proxy>,
-    /// See [`ClientBuilder::max_connections`].
-    pub max_connections: Option<usize>,
-    /// See [`ClientBuilder::language`].
-    pub language: Option<Language>,
-    /// See [`ClientBuilder::timezone`].
-    pub timezone: Option<FixedOffset>,
-}
+impl Client {
+    /// A builder.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
 
-/// What a client was built from, every fallback and default resolved: enough to build an
-/// equal client again, in another process for instance (the Python package pickles it).
-/// `Debug` shows no secret.
-///
-/// ```
-/// # let emulator = monapi_emulator::Emulator::spawn_thread(Default::default()).unwrap();
-/// let client = monapi::Client::builder()
-///     .base_url(emulator.base_url())
-///     .client_id("demo_id")
-///     .client_secret("demo_secret")
-///     .username("test@example.com")
-///     .password("123456")
-///     .build()
-///     .unwrap();
-/// let settings = client.settings().clone();
-/// assert_eq!(settings.timeout, monapi::DEFAULT_TIMEOUT);
-/// let again = monapi::ClientBuilder::from(settings).build().unwrap();
-/// assert_eq!(again.username(), Some("test@example.com"));
-/// ```
-#[derive(Clone)]
-pub struct Settings {
-    /// Where the service is (no trailing slash).
-    pub base_url: String,
-    /// The registered client's id.
-    pub client_id: String,
-    /// The registered client's secret.
-    pub client_secret: Secret,
-    /// The account login, when the client has one.
-    pub username: Option<String>,
-    /// The lowercase hex MD5 of the account password, when the client has one.
-    pub password_md5: Option<Secret>,
-    /// Overall timeout of one HTTP exchange.
-    pub timeout: Duration,
-    /// Timeout for making a connection.
-    pub connect_timeout: Duration,
-    /// Retries of a read.
-    pub max_retries: usize,
-    /// The `User-Agent` header.
-    pub user_agent: String,
-    /// How long before expiry a token is renewed.
-    pub refresh_leeway: Duration,
-    /// The PEM text of every certificate trusted besides the system's (from the option and
-    /// the variables); empty when there are none.
-    pub extra_ca_pem: Vec<u8>,
-    /// The proxy given (`None`: the environment's).
-    pub proxy: Option<Proxy>,
-    /// The most connections open to the service at once.
-    pub max_connections: usize,
-    /// The package the client serves.
-    pub language: Language,
-    /// The time zone of the service's days and clock times.
-    pub timezone: FixedOffset,
-}
-
-// By hand: the extra certificates are shown by their size, not as a list of bytes.
-impl fmt::Debug for Settings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Settings")
-            .field("base_url", &self.base_url)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret)
-            .field("username", &self.username)
-            .field("password_md5", &self.password_md5)
-            .field("timeout", &self.timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("max_retries", &self.max_retries)
-            .field("user_agent", &self.user_agent)
-            .field("refresh_leeway", &self.refresh_leeway)
-            .field("extra_ca_pem", &format_args!("{} bytes", self.extra_ca_pem.len()))
-            .field("proxy", &self.proxy)
-            .field("max_connections", &self.max_connections)
-            .field("language", &self.language)
-            .field("timezone", &self.timezone)
-            .finish()
+    /// A client configured entirely from the `MONAPI_*` environment variables.
+    pub fn from_env() -> Result<Client> {
+        ClientBuilder::from_env().build()
     }
 }
 
@@ -421,7 +276,7 @@ impl ClientBuilder {
     }
 
     /// The most connections the client uses at once to the service (default
-    /// [`DEFAULT_MAX_CONNECTIONS`], 1 to [`input::MAX_CONNECTIONS`]): at most this many
+    /// [`DEFAULT_MAX_CONNECTIONS`](crate::DEFAULT_MAX_CONNECTIONS), 1 to [`input::MAX_CONNECTIONS`]): at most this many
     /// exchanges are in flight, each on its own HTTP/1.1 connection, and at most this many
     /// connections are kept idle for reuse. Calls beyond it wait for a free connection; the
     /// wait counts toward their timeout. (When a call starts the moment another one ends, the
@@ -440,7 +295,7 @@ impl ClientBuilder {
         self
     }
 
-    /// The time zone of the service's days and clock times (default [`SERVICE_TIMEZONE`],
+    /// The time zone of the service's days and clock times (default [`SERVICE_TIMEZONE`](crate::SERVICE_TIMEZONE),
     /// `+08:00`): the tables read a service report's `HH:MM` in it, show every timestamp in
     /// it, and take "today" in it when a report's dates are left out.
     /// [`input::timezone`] reads one written as text (`+08:00`, `UTC`).
@@ -480,11 +335,10 @@ impl ClientBuilder {
                     Error::invalid_input(None, field, format!("is required (give it, or set {var})"))
                 })
         };
+        let language = given.language.unwrap_or_default();
         let base_url = required(given.base_url, "base_url", "MONAPI_BASE_URL")?;
         check_base_url(&base_url)?;
-        let user_agent = given
-            .user_agent
-            .unwrap_or_else(|| format!("monapi-rust/{}", env!("CARGO_PKG_VERSION")));
+        let user_agent = given.user_agent.unwrap_or_else(|| language.user_agent());
         if reqwest::header::HeaderValue::from_str(&user_agent).is_err() {
             return Err(Error::invalid_input(
                 None,
@@ -541,15 +395,18 @@ impl ClientBuilder {
                 "a username and password (or a saved token) are required (give them, or set MONAPI_USERNAME and MONAPI_PASSWORD)",
             ));
         }
-        let timeout = given.timeout.unwrap_or(DEFAULT_TIMEOUT);
-        input::check_timeout("timeout", timeout)?;
-        let connect_timeout = given.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT);
-        input::check_timeout("connect_timeout", connect_timeout)?;
-        let max_retries = given.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
-        input::check_max_retries(max_retries)?;
-        let max_connections = given.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS);
-        input::check_max_connections(max_connections)?;
-        let language = given.language.unwrap_or_default();
+        let duration = |value: Option<Duration>, name: &str| {
+            let value = value.unwrap_or_else(|| settings::setting(name).default_duration());
+            input::check_timeout(name, value).map(|()| value)
+        };
+        let count = |value: Option<usize>, name: &str| {
+            let setting = settings::setting(name);
+            check_count(setting, value.unwrap_or_else(|| setting.default_count()) as f64)
+        };
+        let timeout = duration(given.timeout, "timeout")?;
+        let connect_timeout = duration(given.connect_timeout, "connect_timeout")?;
+        let max_retries = count(given.max_retries, "max_retries")?;
+        let max_connections = count(given.max_connections, "max_connections")?;
         let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, &env)?;
         if let Some(Proxy::Url(url)) = &given.proxy {
             network::check_proxy(url)?;

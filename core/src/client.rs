@@ -6,11 +6,11 @@ use std::sync::Arc;
 use futures::{Stream, TryStreamExt};
 
 use crate::auth::Auth;
-use crate::builder::{ClientBuilder, Settings};
 use crate::model::{
     Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask, SiteReport,
 };
 use crate::pages::{TaskPage, TaskPages};
+use crate::settings::Settings;
 use crate::transport::{RawResponse, Transport};
 use crate::{Request, Result, Token};
 
@@ -71,16 +71,6 @@ impl fmt::Debug for Client {
 }
 
 impl Client {
-    /// A builder.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
-    /// A client configured entirely from the `MONAPI_*` environment variables.
-    pub fn from_env() -> Result<Client> {
-        ClientBuilder::from_env().build()
-    }
-
     /// What the client was built from, every fallback and default resolved (to build an
     /// equal client elsewhere: `ClientBuilder::from(settings)`).
     pub fn settings(&self) -> &Settings {

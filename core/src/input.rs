@@ -145,54 +145,6 @@ pub(crate) fn check_page(page: u32) -> Result<()> {
     self::page(page.into()).map(drop)
 }
 
-/// `max_retries`: a whole number from 0 to [`MAX_RETRIES`].
-///
-/// ```
-/// assert_eq!(monapi::input::max_retries(3.0).unwrap(), 3);
-/// assert!(monapi::input::max_retries(1.5).is_err());
-/// ```
-pub fn max_retries(value: f64) -> Result<usize> {
-    whole_f64(value, MAX_RETRIES as f64)
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            Error::invalid_input(
-                None,
-                "max_retries",
-                format!("must be a whole number from 0 to {MAX_RETRIES}"),
-            )
-        })
-}
-
-/// Checks `max_retries` of the typed API.
-pub(crate) fn check_max_retries(retries: usize) -> Result<()> {
-    max_retries(retries as f64).map(drop)
-}
-
-/// `max_connections` as a binding receives it (a JavaScript number, a Python int):
-/// a whole number from 1 to [`MAX_CONNECTIONS`].
-///
-/// ```
-/// assert_eq!(monapi::input::max_connections(4.0).unwrap(), 4);
-/// assert_eq!(monapi::input::max_connections(0.0).unwrap_err().field(), Some("max_connections"));
-/// ```
-pub fn max_connections(value: f64) -> Result<usize> {
-    whole_f64(value, MAX_CONNECTIONS as f64)
-        .filter(|n| *n >= 1)
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            Error::invalid_input(
-                None,
-                "max_connections",
-                format!("must be a whole number from 1 to {MAX_CONNECTIONS}"),
-            )
-        })
-}
-
-/// Checks `max_connections` of the typed API.
-pub(crate) fn check_max_connections(connections: usize) -> Result<()> {
-    max_connections(connections as f64).map(drop)
-}
-
 /// The unit a binding takes a duration in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -203,14 +155,14 @@ pub enum Unit {
 }
 
 impl Unit {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Unit::Seconds => "seconds",
             Unit::Milliseconds => "milliseconds",
         }
     }
 
-    fn per_second(self) -> f64 {
+    pub(crate) fn per_second(self) -> f64 {
         match self {
             Unit::Seconds => 1.0,
             Unit::Milliseconds => 1000.0,
@@ -350,9 +302,6 @@ mod tests {
         for bad in [0.0, -1.0, 1.5, 4294967296.0, f64::INFINITY, f64::NAN] {
             assert!(page(bad).is_err(), "{bad}");
         }
-        assert_eq!(max_retries(100.0).unwrap(), 100);
-        assert!(max_retries(101.0).is_err());
-        assert!(max_retries(-1.0).is_err());
     }
 
     #[test]

@@ -39,16 +39,14 @@ mod network;
 mod pages;
 mod request;
 mod secret;
+pub mod settings;
 mod shape;
 #[cfg(feature = "arrow")]
 pub mod table;
 mod transport;
 
 pub use auth::{md5_hex, TokenCallback};
-pub use builder::{
-    ClientBuilder, Options, Settings, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_RETRIES,
-    DEFAULT_REFRESH_LEEWAY, DEFAULT_TIMEOUT, ENV_VARS, SERVICE_TIMEZONE,
-};
+pub use builder::ClientBuilder;
 pub use client::Client;
 pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};
 pub use logging::{event_text, LogLevel, LOG_VAR};
@@ -57,4 +55,8 @@ pub use network::{CaBundle, Language, Proxy};
 pub use pages::{TaskPage, TaskPages, PAGE_SIZE};
 pub use request::{Method, Request};
 pub use secret::Secret;
+pub use settings::{
+    Options, Settings, Value, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_RETRIES,
+    DEFAULT_REFRESH_LEEWAY, DEFAULT_TIMEOUT, SERVICE_TIMEZONE,
+};
 pub use transport::RawResponse;

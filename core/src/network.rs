@@ -45,6 +45,21 @@ impl Language {
         names
     }
 
+    /// The default `User-Agent` of a client serving this language (`monapi-python/0.1.0`).
+    ///
+    /// ```
+    /// assert!(monapi::Language::Node.user_agent().starts_with("monapi-node/"));
+    /// ```
+    pub fn user_agent(self) -> String {
+        let package = match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::Node => "node",
+            Language::Cli => "cli",
+        };
+        format!("monapi-{package}/{}", env!("CARGO_PKG_VERSION"))
+    }
+
     /// How this language's caller adds a CA: its option and its usual variable.
     fn ca_hint(self) -> &'static str {
         match self {

@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use monapi::input::{self, Id, Unit};
-use monapi::{Client, ClientBuilder, DateRange, Error, Method, Options, Request, Secret, ServerTask};
+use monapi::input::{self, Id};
+use monapi::{Client, ClientBuilder, DateRange, Error, Language, Method, Options, Request, ServerTask};
 use monapi_emulator::{Config, ConfigError, Emulator, Faults, TimeUnit};
 use serde_json::{Map, Value};
 
@@ -53,7 +53,7 @@ fn pairs(args: &Map<String, Value>, key: &str) -> Vec<(String, String)> {
 }
 
 /// A client of the demo account with `args` on top (a null leaves a value out), built as the
-/// bindings build theirs: given values as options, numbers through `monapi::input`.
+/// bindings build theirs: each value handed to the core's declaration of the settings.
 fn build(base_url: &str, args: &Map<String, Value>) -> monapi::Result<Client> {
     let mut values: Map<String, Value> = serde_json::json!({
         "base_url": base_url, "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
@@ -65,28 +65,19 @@ fn build(base_url: &str, args: &Map<String, Value>) -> monapi::Result<Client> {
     for (key, value) in args {
         values.insert(key.clone(), value.clone());
     }
-    let secret = |key: &str| text(&values, key).map(Secret::from);
-    let seconds = |key: &str| {
-        number(&values, key)
-            .map(|s| input::timeout(key, s, Unit::Seconds))
-            .transpose()
-    };
-    let options = Options {
-        base_url: text(&values, "base_url"),
-        client_id: text(&values, "client_id"),
-        client_secret: secret("client_secret"),
-        username: text(&values, "username"),
-        password: secret("password"),
-        password_md5: secret("password_md5"),
-        timeout: seconds("timeout")?,
-        connect_timeout: seconds("connect_timeout")?,
-        max_retries: number(&values, "max_retries")
-            .map(input::max_retries)
-            .transpose()?,
-        user_agent: text(&values, "user_agent"),
-        ..Options::default()
-    };
-    ClientBuilder::new().options(options).build()
+    let values = values.into_iter().map(|(key, value)| {
+        let value = match value {
+            Value::Null => monapi::Value::Null,
+            Value::Bool(b) => monapi::Value::Bool(b),
+            Value::Number(n) => monapi::Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => monapi::Value::Text(s),
+            other => panic!("not a setting's value in the table: {other}"),
+        };
+        (key, value)
+    });
+    ClientBuilder::new()
+        .options(Options::from_values(Language::Rust, values)?)
+        .build()
 }
 
 /// Sets the emulator's fault shares from `args`, then turns faults off again; a setting the
