@@ -182,6 +182,50 @@ impl<T> BulkTables<T> {
     }
 }
 
+/// What a bulk call does when some tasks failed, as every language words it (`errors=` in
+/// Python, `errors:` in JavaScript): raise [`Error::PartialResult`], which carries what
+/// succeeded, or collect the failures beside the tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnFailure {
+    /// Fail the call with [`Error::PartialResult`] (the default: nothing fails unnoticed).
+    #[default]
+    Raise,
+    /// Return the tables with the failures beside them.
+    Collect,
+}
+
+impl OnFailure {
+    /// `"raise"` or `"collect"`; the error names `errors`.
+    ///
+    /// ```
+    /// use monapi::table::OnFailure;
+    /// assert_eq!(OnFailure::parse("collect").unwrap(), OnFailure::Collect);
+    /// assert_eq!(OnFailure::parse("throw").unwrap_err().field(), Some("errors"));
+    /// ```
+    pub fn parse(text: &str) -> Result<OnFailure> {
+        match text {
+            "raise" => Ok(OnFailure::Raise),
+            "collect" => Ok(OnFailure::Collect),
+            _ => Err(Error::invalid_input(
+                None,
+                "errors",
+                "must be \"raise\" (fail the call when a task failed) or \"collect\" (return the failures beside the tables)",
+            )),
+        }
+    }
+}
+
+impl<T> BulkTables<T> {
+    /// The error the call fails with when some tasks failed and `on_failure` is
+    /// [`OnFailure::Raise`]: [`partial_error`](BulkTables::partial_error); `None` otherwise.
+    pub fn error(&self, on_failure: OnFailure) -> Option<Error> {
+        match on_failure {
+            OnFailure::Raise => self.partial_error(),
+            OnFailure::Collect => None,
+        }
+    }
+}
+
 /// The tasks of a bulk call as they finish, in task order: `(task_id, table or error)`.
 /// Fetches run only while the stream is polled, at most the concurrency at once; dropping the
 /// stream stops every fetch in flight (nothing runs on after it).

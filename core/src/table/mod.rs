@@ -101,7 +101,8 @@ pub use arrow_array::RecordBatch;
 pub use arrow_schema;
 
 pub use client::{
-    BulkOptions, BulkStream, BulkTables, Progress, ProgressCallback, Tables, TaskIds, DEFAULT_CONCURRENCY,
+    BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables, TaskIds,
+    DEFAULT_CONCURRENCY,
 };
 
 use crate::{Endpoint, Error, Result, ServiceTask};
