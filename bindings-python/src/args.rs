@@ -4,7 +4,7 @@
 //! the core's `ValidationError`.
 
 use monapi::input::{self, Id};
-use monapi::{CaBundle, DateRange, Monitor, Proxy, Secret};
+use monapi::{DateRange, Monitor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -199,50 +199,5 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Params {
             pairs.push((key, text));
         }
         Ok(Params(pairs))
-    }
-}
-
-/// `proxy=`: a URL, or `None` for no proxy at all. Left out, the environment decides (the
-/// core reads `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`).
-#[derive(Clone, Debug, Default)]
-pub struct ProxyArg(pub Option<Proxy>);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for ProxyArg {
-    type Error = PyErr;
-
-    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if value.is_none() {
-            return Ok(ProxyArg(Some(Proxy::Off)));
-        }
-        match value.cast::<PyString>() {
-            Ok(url) => Ok(ProxyArg(Some(Proxy::Url(Secret::new(url.to_str()?))))),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "proxy must be a URL (str) or None, not {}",
-                type_name(&value)
-            ))),
-        }
-    }
-}
-
-/// `ca_bundle=`: a path (`str` or `os.PathLike`) of a PEM file, or the PEM text as `bytes`.
-#[derive(Clone, Debug)]
-pub struct CaBundleArg(pub CaBundle);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for CaBundleArg {
-    type Error = PyErr;
-
-    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if let Ok(bytes) = value.cast::<pyo3::types::PyBytes>() {
-            return Ok(CaBundleArg(CaBundle::Pem(bytes.as_bytes().to_vec())));
-        }
-        value
-            .extract::<std::path::PathBuf>()
-            .map(|path| CaBundleArg(CaBundle::Path(path)))
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "ca_bundle must be a path (str or os.PathLike) or PEM bytes, not {}",
-                    type_name(&value)
-                ))
-            })
     }
 }

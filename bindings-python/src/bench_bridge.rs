@@ -12,7 +12,8 @@ use std::sync::Once;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-use crate::runtime::{runtime, Awaitable, Finish};
+use crate::bridge::{Awaitable, Finish};
+use crate::runtime::runtime;
 
 /// The result of a job, built under the GIL where pyo3-async-runtimes converts it.
 struct Built(Finish);

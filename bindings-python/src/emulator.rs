@@ -12,8 +12,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::async_client::AsyncClient;
-use crate::client::Client;
+use crate::clients::{AsyncClient, Client};
 use crate::decode::value_to_py;
 
 use crate::errors::{to_pyerr, validation};

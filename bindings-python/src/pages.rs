@@ -9,7 +9,10 @@ use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::runtime::{lock, run_job, Awaitable, Job};
+use crate::blocking::run_job;
+use crate::bridge::Awaitable;
+use crate::job::Job;
+use crate::runtime::lock;
 use crate::shared::Shared;
 
 /// Paging state: tasks fetched but not yet handed out, and the next page to fetch.

@@ -5,17 +5,17 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use monapi::{Request, Settings, Token};
-use pyo3::exceptions::PyTypeError;
+use monapi::{ClientBuilder, Request, Settings, Token};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::PyTraverseError;
 
 use crate::decode::Parsed;
-use crate::errors::new_error;
+use crate::errors::{new_error, to_pyerr};
+use crate::job::{BoxFuture, Job, Parse};
 use crate::logging;
-use crate::runtime::{lock, BoxFuture, Job};
-use crate::settings::{build, rebuild, Given};
+use crate::options::Given;
+use crate::runtime::lock;
 use crate::token::token_to_py;
 
 enum Slot {
@@ -98,17 +98,10 @@ impl Drop for Shared {
 }
 
 impl Shared {
-    /// Builds the core client from the caller's options (the core checks them all).
-    pub fn new(py: Python<'_>, given: Given, on_token: Option<Py<PyAny>>) -> PyResult<Shared> {
-        if let Some(callback) = &on_token {
-            if !callback.bind(py).is_callable() {
-                return Err(PyTypeError::new_err(
-                    "on_token must be callable (it receives the new token)",
-                ));
-            }
-        }
-        let on_token = Arc::new(TokenCallback(Mutex::new(on_token)));
-        let client = build(py, given.builder(py)?, &on_token)?;
+    /// Builds the core client from the caller's keyword arguments (the core checks them all).
+    pub fn new(py: Python<'_>, given: Given) -> PyResult<Shared> {
+        let on_token = Arc::new(TokenCallback(Mutex::new(given.on_token)));
+        let client = build(py, given.builder, &on_token)?;
         Ok(Shared {
             settings: client.settings().clone(),
             on_token,
@@ -170,22 +163,17 @@ impl Shared {
         matches!(&*lock(&self.slot), Slot::Closed { .. })
     }
 
-    /// Sends `request` for the event loop: the body is parsed on the runtime, without the
-    /// GIL, and the loop only builds the Python objects.
-    pub fn raw(&self, py: Python<'_>, request: Request) -> PyResult<Job<Parsed>> {
+    /// Sends `request`; the body is parsed without the GIL as `parse` says.
+    pub fn raw(&self, py: Python<'_>, request: Request, parse: Parse) -> PyResult<Job<Parsed>> {
         let client = self.client(py)?;
+        let future: BoxFuture<Parsed> = match parse {
+            Parse::Whole => Box::pin(async move { Ok(Parsed::whole(client.execute(&request).await?).await) }),
+            Parse::WhileBuilding => {
+                Box::pin(async move { client.execute(&request).await.map(Parsed::streamed) })
+            }
+        };
         Ok(Job {
-            future: Box::pin(async move { Ok(Parsed::whole(client.execute(&request).await?).await) }),
-            convert: Box::new(|py, parsed| parsed.into_py(py)),
-        })
-    }
-
-    /// Sends `request` for a caller that waits: the body is parsed without the GIL, a large
-    /// one while the caller already builds the objects of its first parts.
-    pub fn raw_blocking(&self, py: Python<'_>, request: Request) -> PyResult<Job<Parsed>> {
-        let client = self.client(py)?;
-        Ok(Job {
-            future: Box::pin(async move { client.execute(&request).await.map(Parsed::streamed) }),
+            future,
             convert: Box::new(|py, parsed| parsed.into_py(py)),
         })
     }
@@ -247,5 +235,26 @@ impl Shared {
     /// `__traverse__` of the owning client: the callback is its only Python reference.
     pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
         self.on_token.traverse(visit)
+    }
+}
+
+/// Builds the core client from `builder`, with `on_token` (if set) as its token callback.
+fn build(py: Python<'_>, builder: ClientBuilder, on_token: &Arc<TokenCallback>) -> PyResult<monapi::Client> {
+    let builder = if on_token.is_set() {
+        let callback = on_token.clone();
+        builder.on_token(move |token| callback.notify(token))
+    } else {
+        builder
+    };
+    builder.build().map_err(|e| to_pyerr(py, e))
+}
+
+/// The builder of a client equal to one built from `settings` (in a forked child), resuming
+/// with `token`.
+fn rebuild(settings: &Settings, token: Option<Token>) -> ClientBuilder {
+    let builder = ClientBuilder::from(settings.clone());
+    match token {
+        Some(token) => builder.token(token),
+        None => builder,
     }
 }

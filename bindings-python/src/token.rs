@@ -43,11 +43,3 @@ pub fn token_from_py(py: Python<'_>, token: &Bound<'_, PyAny>) -> PyResult<monap
         validation(py, None, "token", &format!("is not a saved token: {e}"))
     })
 }
-
-/// The `token=` argument of the constructors: `None`, or a saved token dict.
-pub fn token_arg(py: Python<'_>, token: Option<&Bound<'_, PyAny>>) -> PyResult<Option<monapi::Token>> {
-    token
-        .filter(|t| !t.is_none())
-        .map(|t| token_from_py(py, t))
-        .transpose()
-}

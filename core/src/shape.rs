@@ -196,8 +196,8 @@ fn skip_ws(body: &[u8], mut i: usize) -> usize {
 }
 
 /// The position after the string that starts at `start` (its opening quote). A plain loop:
-/// the strings of these answers are short, where it beats a vectorised search (measured: 5.5
-/// against 9.2 µs to count the 50 tasks of a page).
+/// the strings of these answers are short, where it beats a vectorised search (bench/RESULTS.md,
+/// "Choices measured in the code").
 fn skip_string(body: &[u8], start: usize) -> Option<usize> {
     if body.get(start) != Some(&b'"') {
         return None;

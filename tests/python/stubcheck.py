@@ -123,7 +123,8 @@ def check() -> list[str]:
                     f"{name}: stub {_stub_params(node)} != runtime {_runtime_params(value)}"
                 )
         elif isinstance(node, ast.AnnAssign):
-            annotation = ast.unparse(node.annotation)
+            # `tuple[str, ...]` is a tuple at runtime.
+            annotation = ast.unparse(node.annotation).split("[")[0]
             if type(value).__name__ != annotation:
                 problems.append(f"{name}: annotated {annotation}, is {type(value).__name__}")
     return problems

@@ -23,6 +23,8 @@ from monapi.types import (
 
 __version__: str
 PAGE_SIZE: int
+# The settings a client takes by keyword, as the core declares them.
+SETTINGS: tuple[str, ...]
 DEMO_CLIENT_ID: str
 DEMO_CLIENT_SECRET: str
 DEMO_USERNAME: str
@@ -45,8 +47,6 @@ class Client:
         username: str | None = None,
         password: str | None = None,
         password_md5: str | None = None,
-        token: Mapping[str, Any] | None = None,
-        on_token: Callable[[Token], object] | None = None,
         timeout: float | None = None,
         connect_timeout: float | None = None,
         max_retries: int | None = None,
@@ -55,6 +55,8 @@ class Client:
         proxy: str | None = ...,
         max_connections: int | None = None,
         timezone: str | None = None,
+        token: Mapping[str, Any] | None = None,
+        on_token: Callable[[Token], object] | None = None,
     ) -> Self: ...
     def login(self) -> Token: ...
     def refresh(self) -> Token: ...
@@ -107,8 +109,6 @@ class AsyncClient:
         username: str | None = None,
         password: str | None = None,
         password_md5: str | None = None,
-        token: Mapping[str, Any] | None = None,
-        on_token: Callable[[Token], object] | None = None,
         timeout: float | None = None,
         connect_timeout: float | None = None,
         max_retries: int | None = None,
@@ -117,6 +117,8 @@ class AsyncClient:
         proxy: str | None = ...,
         max_connections: int | None = None,
         timezone: str | None = None,
+        token: Mapping[str, Any] | None = None,
+        on_token: Callable[[Token], object] | None = None,
     ) -> Self: ...
     def login(self) -> Awaitable[Token]: ...
     def refresh(self) -> Awaitable[Token]: ...

@@ -559,9 +559,9 @@ where
 
 /// How far past the first unfinished task new tasks start, in multiples of the concurrency.
 /// `futures`' `buffered(n)` would start none beyond the first `n` not yet yielded: one large
-/// report then holds back the whole window while the finished ones wait behind it (measured:
-/// 120 tasks at 8 at once, 0.66-0.78 s against 0.51-0.58 s with a window of 4 x 8). The window
-/// bounds what waits in memory for an earlier task to finish.
+/// report then holds back the whole window while the finished ones wait behind it
+/// (bench/RESULTS.md, "Choices measured in the code"). The window bounds what waits in memory
+/// for an earlier task to finish.
 const WINDOW: usize = 4;
 
 /// One task's outcome: its id, and its table or error.
