@@ -4,15 +4,20 @@
 /**
  * What a bulk call brings back: the tables of the tasks that succeeded, each kind
  * concatenated in task order (one table, or the three of a site report), the tasks that
- * failed, and the `PARTIAL_RESULT` error when there are any.
+ * failed, and the error the call fails with (`errors: 'raise'` and a task failed).
  */
 export declare class NativeBulk {
   /** The tables (one, or a site report's three). */
   tables(): Array<NativeTable>
-  /** The tasks that failed, in task order. */
-  failures(): Array<NativeFailure>
-  /** The `PARTIAL_RESULT` error (marked payload) when a task failed. */
-  partialError(): string | null
+  /** The ids of the tasks that failed, in task order. */
+  failedTasks(): Array<number>
+  /** The error of the `index`-th task that failed. */
+  failure(index: number): Error
+  /**
+   * The `PARTIAL_RESULT` error the call fails with (`errors: 'raise'` and a task failed),
+   * or `null`.
+   */
+  raised(): Error | null
 }
 
 /** The abort switch and the timeout of one call. */
@@ -29,10 +34,11 @@ export declare class NativeCall {
 /** The monapi client for JavaScript; see `Client` in `index.d.ts` for the public API. */
 export declare class NativeClient {
   /**
-   * Builds the client (no request is made). `on_token` receives every new token as JSON;
-   * `on_log` every event of the client's calls at its `log_level` or above.
+   * Builds the client (no request is made) from `settings` (each read by the core's
+   * declaration), a saved `token` (as JSON) and `log_level`. `on_token` receives every new
+   * token as JSON; `on_log` every event of the client's calls at its `log_level` or above.
    */
-  constructor(options: NativeClientOptions, onToken?: ((arg: string) => void) | undefined | null, onLog?: ((arg: LogRecord) => void) | undefined | null)
+  constructor(settings: object, token?: string | undefined | null, logLevel?: string | undefined | null, onToken?: ((arg: string) => void) | undefined | null, onLog?: ((arg: LogRecord) => void) | undefined | null)
   /** The time zone of the tables' timestamps and of "today", e.g. `+08:00`. */
   get timezone(): string
   /** The service's base URL. */
@@ -87,9 +93,9 @@ export declare class NativeClient {
   /** The response-time distribution as a table. */
   tableResponseTimeDistribution(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeTable>
   /** The service reports of many tasks (`task_ids` unset: every task of the list). */
-  tableServiceReports(taskIds?: Array<number | string> | undefined | null, startDate?: string | undefined | null, endDate?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
+  tableServiceReports(taskIds?: Array<number | string> | undefined | null, startDate?: string | undefined | null, endDate?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
   /** The site reports of many tasks (the same `monitor` for all). */
-  tableSiteReports(taskIds: Array<number | string>, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
+  tableSiteReports(taskIds: Array<number | string>, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
 }
 
 /** A running emulator on 127.0.0.1 (a free port), on an OS thread of its own. */
@@ -166,27 +172,22 @@ export interface DemoAccount {
   password: string
 }
 
-/** The names of the endpoints (`GET /v2/agent/lists.json`...), from the core. */
-export declare function endpointNames(): EndpointNames
-
-/** The names of the endpoints, as the core gives them (for errors raised in JavaScript). */
-export interface EndpointNames {
-  createServerTasks: string
-  serviceTasks: string
-  agents: string
-  serviceReport: string
-  siteReport: string
-  responseTimeDistribution: string
-}
+/**
+ * The endpoints of the operations (`GET /v2/agent/lists.json`...), from the core, by the
+ * JavaScript name of their method (`createServerTasks`): a body that `JSON.parse` refuses is
+ * a `DECODE` error naming its endpoint.
+ */
+export declare function endpointNames(): Record<string, string>
 
 /** The stable codes of the core's errors (`MonapiError.code`), in the core's order. */
 export declare function errorCodes(): Array<string>
 
 /**
- * The error of an argument of the wrong type, caught by the JavaScript layer: the marked
- * payload of an `INVALID_INPUT` error, worded as the core words invalid input.
+ * The error of an argument of the wrong type, caught by the TypeScript layer: an
+ * `INVALID_INPUT` error worded as the core words invalid input (the layer makes it a
+ * `MonapiError`).
  */
-export declare function invalidInput(field: string, rule: string): string
+export declare function invalidInput(field: string, rule: string): Error
 
 /**
  * One event for the JavaScript logger: its level's name (`error`, `warn`, `info`, `debug`)
@@ -195,39 +196,6 @@ export declare function invalidInput(field: string, rule: string): string
 export interface LogRecord {
   level: string
   message: string
-}
-
-/**
- * Options of the native client, as the caller gave them (the JavaScript layer has checked
- * their types; the core checks their values). Unset values fall back to the `MONAPI_*`
- * environment variables.
- */
-export interface NativeClientOptions {
-  baseUrl?: string
-  clientId?: string
-  clientSecret?: string
-  username?: string
-  password?: string
-  passwordMd5?: string
-  /** A saved token, as JSON. */
-  token?: string
-  timeoutMs?: number
-  connectTimeoutMs?: number
-  maxRetries?: number
-  userAgent?: string
-  /** A PEM file of CA certificates to trust besides the system's. */
-  caBundlePath?: string
-  /** The PEM text of CA certificates to trust besides the system's. */
-  caBundlePem?: Buffer
-  /** A proxy URL for every call. */
-  proxy?: string
-  /** No proxy, whatever the environment says (`proxy: false`). */
-  noProxy?: boolean
-  maxConnections?: number
-  /** The service's time zone as an offset (`+08:00`), for the tables and "today". */
-  timezone?: string
-  /** `off`, `error`, `warn`, `info` or `debug` (default: `MONAPI_LOG`, else `warn`). */
-  logLevel?: string
 }
 
 /**
@@ -265,15 +233,6 @@ export interface NativeEmulatorOptions {
   quirks?: NativeQuirks
   /** Serve HTTPS with a private CA made at start. */
   tls?: boolean
-}
-
-/**
- * A task of a bulk call that failed: its id and its error (the marked payload `index.js`
- * turns into a `MonapiError`).
- */
-export interface NativeFailure {
-  taskId: number
-  error: string
 }
 
 /**
@@ -324,6 +283,22 @@ export interface NativeQuirks {
 
 /** Records per page of the service task list. */
 export declare const PAGE_SIZE: number
+
+/**
+ * One problem of invalid input (`err.errors[i]`); `index` is `null` for an option or a
+ * parameter.
+ */
+export interface ProblemPayload {
+  index: number | null
+  field: string
+  rule: string
+}
+
+/**
+ * The JavaScript names of the settings, in the core's order (for the suite's check that the
+ * TypeScript `ClientOptions` declares each of them).
+ */
+export declare function settingNames(): Array<string>
 
 /** The package version (the Cargo workspace version). */
 export declare function version(): string

@@ -25,7 +25,7 @@ $(NODE_STAMP): package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
-## node-build: release build of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi)
+## node-build: release build of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi), then the TypeScript layer (bindings-node/ts/) compiled by tsc into bindings-node/index.js, index.d.ts and lib/
 node-build: node-env
 	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the native addon with @napi-rs/cli (a devDependency; nothing is downloaded).
+// Builds the native addon with @napi-rs/cli and the TypeScript layer with tsc (devDependencies;
+// nothing is downloaded).
 //
 // napi writes the addon and the declarations of its exports (native.d.ts, from the Rust source)
 // into a staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi); this script
@@ -94,4 +95,11 @@ if (args.has('--accept')) {
       'review them and run `make node-dts` (or `npm run build -- --accept`) to update them',
   )
 }
-console.log(`built ${addons.join(', ')} into bindings-node/ (${args.has('--debug') ? 'debug' : 'release'})`)
+// The public layer: TypeScript compiled into bindings-node/index.js, index.d.ts and lib/.
+const tsc = require.resolve('typescript/bin/tsc', { paths: [root] })
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(crate, 'tsconfig.json')], { cwd: root, stdio: 'inherit' })
+if (compiled.status !== 0) {
+  console.error(`tsc failed (exit ${compiled.status ?? compiled.signal})`)
+  process.exit(compiled.status || 1)
+}
+console.log(`built ${addons.join(', ')} and the TypeScript layer into bindings-node/ (${args.has('--debug') ? 'debug' : 'release'})`)

@@ -216,7 +216,7 @@ export async function stage(out, addons, all) {
   const dir = join(out, 'monapi')
   for (const file of ['README.md', ...main.files]) {
     mkdirSync(dirname(join(dir, file)), { recursive: true })
-    copyFileSync(join(ROOT, file), join(dir, file))
+    cpSync(join(ROOT, file), join(dir, file), { recursive: true })
   }
   const optionalDependencies = Object.fromEntries(platforms.map((p) => [p.packageName, main.version]))
   writeJson(join(dir, 'package.json'), { ...main, optionalDependencies })

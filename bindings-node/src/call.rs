@@ -19,8 +19,8 @@ use napi_derive::napi;
 use tracing::instrument::WithSubscriber;
 use tracing::Dispatch;
 
-use crate::errors::from_core;
-use crate::spawn;
+use crate::boundary::{guard, spawn};
+use crate::errors::{invalid_input, Result, Settled};
 
 /// The abort switch and the timeout of one call.
 #[napi]
@@ -35,16 +35,17 @@ impl NativeCall {
     /// A call with its own timeout in milliseconds (checked as the client's `timeoutMs`), or
     /// the client's.
     #[napi(catch_unwind, constructor)]
-    pub fn new(timeout_ms: Option<f64>) -> napi::Result<Self> {
-        let timeout = timeout_ms
-            .map(|ms| input::timeout("timeout", ms, Unit::Milliseconds))
-            .transpose()
-            .map_err(from_core)?;
-        let (handle, registration) = AbortHandle::new_pair();
-        Ok(NativeCall {
-            handle,
-            registration: Mutex::new(Some(registration)),
-            timeout,
+    pub fn new(env: Env, timeout_ms: Option<f64>) -> napi::Result<Self> {
+        guard(&env, || {
+            let timeout = timeout_ms
+                .map(|ms| input::timeout("timeout", ms, Unit::Milliseconds))
+                .transpose()?;
+            let (handle, registration) = AbortHandle::new_pair();
+            Ok(NativeCall {
+                handle,
+                registration: Mutex::new(Some(registration)),
+                timeout,
+            })
         })
     }
 
@@ -60,54 +61,62 @@ impl NativeCall {
 pub(crate) struct Context {
     pub client: Client,
     registration: Option<AbortRegistration>,
+    /// The call was aborted before it started (its signal had already fired).
+    aborted: bool,
     dispatch: Option<Dispatch>,
 }
 
 impl Context {
     /// The context of a call of `client` with `call`'s settings (a `NativeCall` serves one
     /// call: a second use is refused).
-    pub fn new(
-        client: &Client,
-        call: Option<&NativeCall>,
-        dispatch: Option<Dispatch>,
-    ) -> napi::Result<Context> {
+    pub fn new(client: &Client, call: Option<&NativeCall>, dispatch: Option<Dispatch>) -> Result<Context> {
         let Some(call) = call else {
             return Ok(Context {
                 client: client.clone(),
                 registration: None,
+                aborted: false,
                 dispatch,
             });
         };
         let client = match call.timeout {
-            Some(timeout) => client.with_timeout(timeout).map_err(from_core)?,
+            Some(timeout) => client.with_timeout(timeout)?,
             None => client.clone(),
         };
         let registration = call.registration.lock().unwrap_or_else(|e| e.into_inner()).take();
         if registration.is_none() {
-            return Err(crate::errors::invalid_input("call", "was already used"));
+            return Err(invalid_input("call", "was already used"));
         }
         Ok(Context {
             client,
             registration,
+            aborted: call.handle.is_aborted(),
             dispatch,
         })
     }
 
-    /// Starts `future` (made from the call's client) on the runtime, under the client's
-    /// logging, abortable; returns its Promise.
-    pub fn spawn<'e, T, F, Fut>(self, env: &'e Env, make: F) -> napi::Result<PromiseRaw<'e, T>>
+    /// Starts the future `prepare` makes from the call's client on the runtime, under the
+    /// client's logging, abortable; returns its Promise. A failure of `prepare` (arguments
+    /// the core refused) rejects it, and so does an abort before the start: nothing is sent.
+    pub fn spawn<'e, T, F, Fut>(self, env: &'e Env, prepare: F) -> napi::Result<PromiseRaw<'e, Settled<T>>>
     where
         T: ToNapiValue + Send + 'static,
-        F: FnOnce(Client) -> Fut,
-        Fut: Future<Output = napi::Result<T>> + Send + 'static,
+        F: FnOnce(Client) -> Result<Fut>,
+        Fut: Future<Output = Result<T>> + Send + 'static,
     {
-        let future = make(self.client);
+        // A call aborted before it starts is ABORTED, whatever its arguments: nothing is sent.
+        if self.aborted {
+            return spawn(env, async move { Err(monapi::Error::Aborted.into()) });
+        }
+        let future = match prepare(self.client) {
+            Ok(future) => future,
+            Err(failure) => return spawn(env, async move { Err(failure) }),
+        };
         let registration = self.registration;
         let abortable = async move {
             match registration {
                 Some(registration) => Abortable::new(future, registration)
                     .await
-                    .unwrap_or_else(|_| Err(from_core(monapi::Error::Aborted))),
+                    .unwrap_or_else(|_| Err(monapi::Error::Aborted.into())),
                 None => future.await,
             }
         };

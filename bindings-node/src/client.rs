@@ -1,63 +1,31 @@
-//! `NativeClient`: the core [`monapi::Client`] behind the JavaScript `Client` of `index.js`.
+//! `NativeClient`: the core [`monapi::Client`] behind the TypeScript `Client` (`ts/client.ts`).
 //!
 //! Answers cross into JavaScript as one string each (the body exactly as the service sent
-//! it), which `index.js` hands to `JSON.parse`: V8's parser is much faster than building the
-//! objects field by field through N-API.
+//! it), which the TypeScript layer hands to `JSON.parse`: V8's parser is much faster than
+//! building the objects field by field through N-API.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
 
 use monapi::input::{self, Id};
 use monapi::{
-    Client, ClientBuilder, DateRange, Endpoint, Language, Method, Options, RawResponse, Request, ServerTask,
-    TaskPage, Token, Value,
+    Client, ClientBuilder, DateRange, Endpoint, Method, RawResponse, Request, ServerTask, TaskPage, Token,
 };
-use napi::bindgen_prelude::{Either, Function, PromiseRaw, Status, ToNapiValue};
+use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Env;
 use napi_derive::napi;
 
+use crate::boundary::{guard, spawn};
 use crate::call::{Context, NativeCall};
-use crate::errors::{from_core, invalid_input};
-use crate::guard;
+use crate::errors::{invalid_input, Result, Settled};
 use crate::logging::{self, LogRecord};
+use crate::options::options;
 
 /// The `onToken` listener: called with the token as JSON. Weak, so that it never keeps the
 /// process alive.
 type TokenListener = ThreadsafeFunction<String, (), String, Status, false, true>;
-
-/// Options of the native client, as the caller gave them (the JavaScript layer has checked
-/// their types; the core checks their values). Unset values fall back to the `MONAPI_*`
-/// environment variables.
-#[napi(object)]
-#[derive(Default)]
-pub struct NativeClientOptions {
-    pub base_url: Option<String>,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-    pub username: Option<String>,
-    pub password: Option<String>,
-    pub password_md5: Option<String>,
-    /// A saved token, as JSON.
-    pub token: Option<String>,
-    pub timeout_ms: Option<f64>,
-    pub connect_timeout_ms: Option<f64>,
-    pub max_retries: Option<f64>,
-    pub user_agent: Option<String>,
-    /// A PEM file of CA certificates to trust besides the system's.
-    pub ca_bundle_path: Option<String>,
-    /// The PEM text of CA certificates to trust besides the system's.
-    pub ca_bundle_pem: Option<napi::bindgen_prelude::Buffer>,
-    /// A proxy URL for every call.
-    pub proxy: Option<String>,
-    /// No proxy, whatever the environment says (`proxy: false`).
-    pub no_proxy: Option<bool>,
-    pub max_connections: Option<f64>,
-    /// The service's time zone as an offset (`+08:00`), for the tables and "today".
-    pub timezone: Option<String>,
-    /// `off`, `error`, `warn`, `info` or `debug` (default: `MONAPI_LOG`, else `warn`).
-    pub log_level: Option<String>,
-}
 
 /// A body that reaches JavaScript as one string, without an intermediate copy.
 pub struct JsonText {
@@ -66,10 +34,10 @@ pub struct JsonText {
 }
 
 impl JsonText {
-    fn new(raw: RawResponse) -> napi::Result<JsonText> {
+    fn new(raw: RawResponse) -> Result<JsonText> {
         let ascii = raw.body().is_ascii();
         if !ascii && std::str::from_utf8(raw.body()).is_err() {
-            return Err(from_core(raw.decode_error("the answer is not valid UTF-8")));
+            return Err(raw.decode_error("the answer is not valid UTF-8").into());
         }
         Ok(JsonText { raw, ascii })
     }
@@ -138,32 +106,31 @@ impl ToNapiValue for PageText {
     }
 }
 
-/// The names of the endpoints, as the core gives them (for errors raised in JavaScript).
-#[napi(object)]
-pub struct EndpointNames {
-    pub create_server_tasks: String,
-    pub service_tasks: String,
-    pub agents: String,
-    pub service_report: String,
-    pub site_report: String,
-    pub response_time_distribution: String,
+/// The endpoints of the operations (`GET /v2/agent/lists.json`...), from the core, by the
+/// JavaScript name of their method (`createServerTasks`): a body that `JSON.parse` refuses is
+/// a `DECODE` error naming its endpoint.
+#[napi(catch_unwind, ts_return_type = "Record<string, string>")]
+pub fn endpoint_names() -> std::collections::HashMap<String, String> {
+    Endpoint::ALL
+        .iter()
+        .map(|endpoint| (camel_case(endpoint.name()), endpoint.to_string()))
+        .collect()
 }
 
-/// The names of the endpoints (`GET /v2/agent/lists.json`...), from the core.
-#[napi(catch_unwind)]
-pub fn endpoint_names() -> EndpointNames {
-    EndpointNames {
-        create_server_tasks: Endpoint::CreateServerTasks.to_string(),
-        service_tasks: Endpoint::ServiceTasks.to_string(),
-        agents: Endpoint::Agents.to_string(),
-        service_report: Endpoint::ServiceReport.to_string(),
-        site_report: Endpoint::SiteReport.to_string(),
-        response_time_distribution: Endpoint::ResponseTimeDistribution.to_string(),
-    }
+/// `create_server_tasks` as JavaScript names it, `createServerTasks`.
+fn camel_case(name: &str) -> String {
+    let mut words = name.split('_');
+    let first = words.next().unwrap_or_default().to_string();
+    words.fold(first, |mut out, word| {
+        let mut chars = word.chars();
+        out.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+        out.push_str(chars.as_str());
+        out
+    })
 }
 
-pub(crate) fn range(start: Option<String>, end: Option<String>) -> napi::Result<DateRange> {
-    DateRange::parse(start.as_deref(), end.as_deref()).map_err(from_core)
+pub(crate) fn range(start: Option<String>, end: Option<String>) -> Result<DateRange> {
+    Ok(DateRange::parse(start.as_deref(), end.as_deref())?)
 }
 
 /// The task and the days of a report, checked by the core.
@@ -171,29 +138,30 @@ pub(crate) fn task_and_range(
     task_id: &Either<f64, String>,
     start: Option<String>,
     end: Option<String>,
-) -> napi::Result<(u64, DateRange)> {
-    Ok((
-        input::task_id(id(task_id)).map_err(from_core)?,
-        range(start, end)?,
-    ))
+) -> Result<(u64, DateRange)> {
+    Ok((input::task_id(id(task_id))?, range(start, end)?))
 }
 
-fn token_json(token: &Token) -> napi::Result<String> {
+fn token_json(token: &Token) -> Result<String> {
     serde_json::to_string(token).map_err(|e| invalid_input("token", &format!("cannot be serialized: {e}")))
 }
 
 #[napi]
 impl NativeClient {
-    /// Builds the client (no request is made). `on_token` receives every new token as JSON;
-    /// `on_log` every event of the client's calls at its `log_level` or above.
+    /// Builds the client (no request is made) from `settings` (each read by the core's
+    /// declaration), a saved `token` (as JSON) and `log_level`. `on_token` receives every new
+    /// token as JSON; `on_log` every event of the client's calls at its `log_level` or above.
     #[napi(catch_unwind, constructor)]
     pub fn new(
-        options: NativeClientOptions,
+        env: Env,
+        settings: Object,
+        token: Option<String>,
+        log_level: Option<String>,
         on_token: Option<Function<String, ()>>,
         on_log: Option<Function<LogRecord, ()>>,
     ) -> napi::Result<Self> {
-        guard(|| {
-            let level = monapi::LogLevel::resolve(options.log_level.as_deref()).map_err(from_core)?;
+        guard(&env, || {
+            let level = monapi::LogLevel::resolve(log_level.as_deref())?;
             let dispatch = logging::dispatch(level, on_log)?;
             let listener: Arc<Mutex<Option<TokenListener>>> = Arc::default();
             if let Some(callback) = &on_token {
@@ -204,7 +172,14 @@ impl NativeClient {
                     .build()?;
                 *listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(tsfn);
             }
-            let client = build(options, on_token.is_some().then(|| listener.clone()))?;
+            let mut builder = ClientBuilder::from_env().options(options(&settings)?);
+            if let Some(json) = token {
+                builder = builder.token(saved_token(&json)?);
+            }
+            if on_token.is_some() {
+                builder = builder.on_token(notify(listener.clone()));
+            }
+            let client = builder.build()?;
             Ok(NativeClient {
                 base_url: client.base_url().to_string(),
                 client_id: client.client_id().to_string(),
@@ -216,7 +191,7 @@ impl NativeClient {
         })
     }
 
-    fn client(&self) -> napi::Result<Arc<Client>> {
+    fn client(&self) -> Result<Arc<Client>> {
         self.client
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -225,14 +200,32 @@ impl NativeClient {
     }
 
     /// A call of this client with `call`'s timeout and abort switch, under its logging.
-    pub(crate) fn context(&self, call: Option<&NativeCall>) -> napi::Result<Context> {
+    pub(crate) fn context(&self, call: Option<&NativeCall>) -> Result<Context> {
         Context::new(&*self.client()?, call, self.dispatch.clone())
+    }
+
+    /// Starts a call: `prepare` checks the arguments and makes the future from the call's
+    /// client; a failure of either rejects the Promise (nothing is sent).
+    pub(crate) fn start<'e, T, Fut>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+        prepare: impl FnOnce(Client) -> Result<Fut>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<T>>>
+    where
+        T: ToNapiValue + Send + 'static,
+        Fut: Future<Output = Result<T>> + Send + 'static,
+    {
+        match self.context(call) {
+            Ok(context) => context.spawn(env, prepare),
+            Err(failure) => spawn(env, async move { Err(failure) }),
+        }
     }
 
     /// The time zone of the tables' timestamps and of "today", e.g. `+08:00`.
     #[napi(catch_unwind, getter)]
-    pub fn timezone(&self) -> napi::Result<String> {
-        guard(|| Ok(self.client()?.timezone().to_string()))
+    pub fn timezone(&self, env: Env) -> napi::Result<String> {
+        guard(&env, || Ok(self.client()?.timezone().to_string()))
     }
 
     /// The service's base URL.
@@ -261,8 +254,10 @@ impl NativeClient {
 
     /// The current token as JSON, or null.
     #[napi(catch_unwind)]
-    pub fn token(&self) -> napi::Result<Option<String>> {
-        guard(|| self.client()?.token().as_ref().map(token_json).transpose())
+    pub fn token(&self, env: Env) -> napi::Result<Option<String>> {
+        guard(&env, || {
+            self.client()?.token().as_ref().map(token_json).transpose()
+        })
     }
 
     /// When the current token expires (unix seconds), for `util.inspect`.
@@ -274,9 +269,13 @@ impl NativeClient {
 
     /// Password login now; resolves with the token as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn login<'e>(&self, env: &'e Env, call: Option<&NativeCall>) -> napi::Result<PromiseRaw<'e, String>> {
-        self.context(call)?.spawn(env, |client| async move {
-            token_json(&client.login().await.map_err(from_core)?)
+    pub fn login<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<String>>> {
+        self.start(env, call, |client| {
+            Ok(async move { token_json(&client.login().await?) })
         })
     }
 
@@ -286,9 +285,9 @@ impl NativeClient {
         &self,
         env: &'e Env,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, String>> {
-        self.context(call)?.spawn(env, |client| async move {
-            token_json(&client.refresh().await.map_err(from_core)?)
+    ) -> napi::Result<PromiseRaw<'e, Settled<String>>> {
+        self.start(env, call, |client| {
+            Ok(async move { token_json(&client.refresh().await?) })
         })
     }
 
@@ -299,12 +298,12 @@ impl NativeClient {
         env: &'e Env,
         tasks_json: String,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        self.context(call)?.spawn(env, |client| async move {
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
             let value: serde_json::Value = serde_json::from_str(&tasks_json)
                 .map_err(|_| invalid_input("tasks", "must be an array of task objects"))?;
-            let tasks = ServerTask::batch_from_json(value).map_err(from_core)?;
-            execute(client, Request::CreateServerTasks(tasks)).await
+            let tasks = ServerTask::batch_from_json(value)?;
+            Ok(execute(client, Request::CreateServerTasks(tasks)))
         })
     }
 
@@ -315,10 +314,11 @@ impl NativeClient {
         env: &'e Env,
         page: f64,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let context = self.context(call)?;
-        let page = input::page(page).map_err(from_core)?;
-        context.spawn(env, |client| execute(client, Request::ServiceTasks { page }))
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let page = input::page(page)?;
+            Ok(execute(client, Request::ServiceTasks { page }))
+        })
     }
 
     /// Page `page` of the service task list for the iterator: its JSON list (an empty page is
@@ -332,13 +332,15 @@ impl NativeClient {
         env: &'e Env,
         page: u32,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, PageText>> {
-        self.context(call)?.spawn(env, |client| async move {
-            let page: TaskPage = client.service_task_page(page).await.map_err(from_core)?;
-            let next = page.next();
-            Ok(PageText {
-                body: JsonText::new(page.into_response())?,
-                next,
+    ) -> napi::Result<PromiseRaw<'e, Settled<PageText>>> {
+        self.start(env, call, |client| {
+            Ok(async move {
+                let page: TaskPage = client.service_task_page(page).await?;
+                let next = page.next();
+                Ok(PageText {
+                    body: JsonText::new(page.into_response())?,
+                    next,
+                })
             })
         })
     }
@@ -354,8 +356,7 @@ impl NativeClient {
         query: Vec<Vec<String>>,
         form: Vec<Vec<String>>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let context = self.context(call)?;
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
         let pairs = |list: Vec<Vec<String>>| -> Vec<(String, String)> {
             list.into_iter()
                 .map(|pair| {
@@ -364,18 +365,20 @@ impl NativeClient {
                 })
                 .collect()
         };
-        let request = Request::Raw {
-            method: Method::parse(&method).map_err(from_core)?,
-            path,
-            query: pairs(query),
-            form: pairs(form),
-        };
-        context.spawn(env, |client| async move {
-            let raw = client.execute(&request).await.map_err(from_core)?;
-            if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(raw.body()) {
-                return Err(from_core(raw.decode_error(error)));
-            }
-            JsonText::new(raw)
+        self.start(env, call, |client| {
+            let request = Request::Raw {
+                method: Method::parse(&method)?,
+                path,
+                query: pairs(query),
+                form: pairs(form),
+            };
+            Ok(async move {
+                let raw = client.execute(&request).await?;
+                if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(raw.body()) {
+                    return Err(raw.decode_error(error).into());
+                }
+                JsonText::new(raw)
+            })
         })
     }
 
@@ -385,9 +388,8 @@ impl NativeClient {
         &self,
         env: &'e Env,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        self.context(call)?
-            .spawn(env, |client| execute(client, Request::Agents))
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| Ok(execute(client, Request::Agents)))
     }
 
     /// The report of a service task; dates are `YYYY-MM-DD`.
@@ -399,11 +401,11 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        let request = Request::ServiceReport { task_id, range };
-        context.spawn(env, |client| execute(client, request))
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            Ok(execute(client, Request::ServiceReport { task_id, range }))
+        })
     }
 
     /// The report of a site task; `monitor` unset = all points, `"0"` = the average.
@@ -416,16 +418,19 @@ impl NativeClient {
         end_date: Option<String>,
         monitor: Option<Either<f64, String>>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        let monitor = input::monitor(monitor.as_ref().map(id)).map_err(from_core)?;
-        let request = Request::SiteReport {
-            task_id,
-            range,
-            monitor,
-        };
-        context.spawn(env, |client| execute(client, request))
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            let monitor = input::monitor(monitor.as_ref().map(id))?;
+            Ok(execute(
+                client,
+                Request::SiteReport {
+                    task_id,
+                    range,
+                    monitor,
+                },
+            ))
+        })
     }
 
     /// The response-time distribution of a site task.
@@ -437,11 +442,14 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, JsonText>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        let request = Request::ResponseTimeDistribution { task_id, range };
-        context.spawn(env, |client| execute(client, request))
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            Ok(execute(
+                client,
+                Request::ResponseTimeDistribution { task_id, range },
+            ))
+        })
     }
 
     /// Releases the client: later calls fail, `onToken` is not called again. Calls in flight
@@ -453,63 +461,28 @@ impl NativeClient {
     }
 }
 
-async fn execute(client: Client, request: Request) -> napi::Result<JsonText> {
-    JsonText::new(client.execute(&request).await.map_err(from_core)?)
+async fn execute(client: Client, request: Request) -> Result<JsonText> {
+    JsonText::new(client.execute(&request).await?)
 }
 
-fn build(
-    options: NativeClientOptions,
-    listener: Option<Arc<Mutex<Option<TokenListener>>>>,
-) -> napi::Result<Client> {
-    // The core's declaration reads, bounds and names every setting (JavaScript's names and
-    // units: milliseconds for `timeoutMs`).
-    let text = |value: Option<String>| value.map(Value::Text);
-    let number = |value: Option<f64>| value.map(Value::Number);
-    let values = [
-        ("baseUrl", text(options.base_url)),
-        ("clientId", text(options.client_id)),
-        ("clientSecret", text(options.client_secret)),
-        ("username", text(options.username)),
-        ("password", text(options.password)),
-        ("passwordMd5", text(options.password_md5)),
-        ("timeoutMs", number(options.timeout_ms)),
-        ("connectTimeoutMs", number(options.connect_timeout_ms)),
-        ("maxRetries", number(options.max_retries)),
-        ("userAgent", text(options.user_agent)),
-        (
-            "caBundle",
-            text(options.ca_bundle_path).or(options.ca_bundle_pem.map(|pem| Value::Bytes(pem.to_vec()))),
-        ),
-        (
-            "proxy",
-            text(options.proxy).or((options.no_proxy == Some(true)).then_some(Value::Bool(false))),
-        ),
-        ("maxConnections", number(options.max_connections)),
-        ("timezone", text(options.timezone)),
-    ];
-    let values = values
-        .into_iter()
-        .filter_map(|(name, value)| Some((name, value?)));
-    let given = Options::from_values(Language::Node, values).map_err(from_core)?;
-    let mut builder = ClientBuilder::from_env().options(given);
-    if let Some(json) = options.token {
-        // Never echo the value: it holds the tokens.
-        let token: Token = serde_json::from_str(&json).map_err(|_| {
-            invalid_input(
-                "token",
-                "must be a token object as returned by login() or client.token \
-                 (access_token, expires_in, ...)",
-            )
-        })?;
-        builder = builder.token(token);
+/// A saved token from its JSON (the TypeScript layer stringifies the caller's object).
+fn saved_token(json: &str) -> Result<Token> {
+    // Never echo the value: it holds the tokens.
+    serde_json::from_str(json).map_err(|_| {
+        invalid_input(
+            "token",
+            "must be a token object as returned by login() or client.token \
+             (access_token, expires_in, ...)",
+        )
+    })
+}
+
+/// The core's token callback: hands each new token, as JSON, to the `onToken` listener.
+fn notify(listener: Arc<Mutex<Option<TokenListener>>>) -> impl Fn(&Token) + Send + Sync + 'static {
+    move |token| {
+        let slot = listener.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(tsfn), Ok(json)) = (slot.as_ref(), serde_json::to_string(token)) {
+            tsfn.call(json, ThreadsafeFunctionCallMode::NonBlocking);
+        }
     }
-    if let Some(listener) = listener {
-        builder = builder.on_token(move |token| {
-            let slot = listener.lock().unwrap_or_else(|e| e.into_inner());
-            if let (Some(tsfn), Ok(json)) = (slot.as_ref(), serde_json::to_string(token)) {
-                tsfn.call(json, ThreadsafeFunctionCallMode::NonBlocking);
-            }
-        });
-    }
-    builder.build().map_err(from_core)
 }

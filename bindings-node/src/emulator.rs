@@ -9,8 +9,8 @@ use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::errors::invalid_input;
-use crate::{guard, spawn};
+use crate::boundary::{guard, spawn};
+use crate::errors::{invalid_input, Failure, Fields, Result, Settled};
 
 /// Start-up settings (types checked by the JavaScript layer).
 #[napi(object)]
@@ -76,17 +76,17 @@ fn js_name(field: &str) -> String {
 }
 
 /// A setting the emulator refused, as INVALID_INPUT naming it as JavaScript does.
-fn refused(error: ConfigError) -> napi::Error {
+fn refused(error: ConfigError) -> Failure {
     invalid_input(&js_name(error.field()), error.rule())
 }
 
-fn faults(settings: NativeFaults) -> napi::Result<Faults> {
+fn faults(settings: NativeFaults) -> Result<Faults> {
     let next = settings
         .next
         .unwrap_or_default()
         .iter()
         .map(|name| name.parse::<FaultKind>())
-        .collect::<Result<Vec<_>, _>>()
+        .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| refused(e.within("faults")))?;
     Ok(Faults {
         error_500: settings.error_500.unwrap_or_default(),
@@ -111,7 +111,7 @@ pub struct NativeQuirks {
     pub no_checks: Option<bool>,
 }
 
-fn quirks(quirks: NativeQuirks) -> napi::Result<Quirks> {
+fn quirks(quirks: NativeQuirks) -> Result<Quirks> {
     let past_end_page = match quirks.past_end_page {
         None => PastEndPage::default(),
         Some(name) => name
@@ -146,12 +146,12 @@ pub fn demo_account() -> DemoAccount {
 }
 
 /// A latency in milliseconds (`latencyMs`, `setLatency(ms)`), by the emulator's rule.
-pub(crate) fn latency(field: &str, ms: f64) -> napi::Result<Duration> {
+pub(crate) fn latency(field: &str, ms: f64) -> Result<Duration> {
     monapi_emulator::latency(field, ms, TimeUnit::Milliseconds).map_err(refused)
 }
 
 /// A token lifetime in seconds (`tokenTtl`, `setTokenTtl(seconds)`), by the emulator's rule.
-pub(crate) fn token_ttl(field: &str, seconds: f64) -> napi::Result<Duration> {
+pub(crate) fn token_ttl(field: &str, seconds: f64) -> Result<Duration> {
     monapi_emulator::token_ttl(field, seconds, TimeUnit::Seconds).map_err(refused)
 }
 
@@ -186,8 +186,8 @@ impl Drop for NativeEmulator {
 impl NativeEmulator {
     /// Starts an emulator.
     #[napi(catch_unwind, factory)]
-    pub fn start(options: NativeEmulatorOptions) -> napi::Result<NativeEmulator> {
-        guard(|| {
+    pub fn start(env: Env, options: NativeEmulatorOptions) -> napi::Result<NativeEmulator> {
+        guard(&env, || {
             let mut config = Config::default();
             if let Some(seed) = options.seed {
                 config.seed = seed
@@ -211,16 +211,15 @@ impl NativeEmulator {
             }
             config.tls = options.tls.unwrap_or(false);
             if let Some(text) = options.timezone {
-                config.timezone = monapi::input::timezone(&text).map_err(crate::errors::from_core)?;
+                config.timezone = monapi::input::timezone(&text)?;
             }
             config.check().map_err(refused)?;
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
-                crate::errors::Payload {
+                Failure::from(Fields {
                     code: "CONNECTION",
                     message: format!("the emulator cannot listen on 127.0.0.1: {e}"),
-                    ..Default::default()
-                }
-                .into_napi()
+                    ..Fields::default()
+                })
             })?;
             let ca = emulator
                 .ca_pem()
@@ -235,7 +234,7 @@ impl NativeEmulator {
         })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&Emulator) -> T) -> napi::Result<T> {
+    fn with<T>(&self, f: impl FnOnce(&Emulator) -> T) -> Result<T> {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let emulator = inner
             .as_ref()
@@ -275,8 +274,8 @@ impl NativeEmulator {
 
     /// Request counters as JSON.
     #[napi(catch_unwind)]
-    pub fn counters(&self) -> napi::Result<String> {
-        guard(|| {
+    pub fn counters(&self, env: Env) -> napi::Result<String> {
+        guard(&env, || {
             let counters = self.with(|e| e.counters())?;
             serde_json::to_string(&counters).map_err(|e| invalid_input("counters", &e.to_string()))
         })
@@ -284,8 +283,8 @@ impl NativeEmulator {
 
     /// Lifetime of access tokens issued from now on, in seconds.
     #[napi(catch_unwind)]
-    pub fn set_token_ttl(&self, seconds_: f64) -> napi::Result<()> {
-        guard(|| {
+    pub fn set_token_ttl(&self, env: Env, seconds_: f64) -> napi::Result<()> {
+        guard(&env, || {
             let ttl = token_ttl("seconds", seconds_)?;
             self.with(|e| e.set_token_ttl(ttl))
         })
@@ -293,8 +292,8 @@ impl NativeEmulator {
 
     /// Delay before every answer from now on, in milliseconds.
     #[napi(catch_unwind)]
-    pub fn set_latency(&self, ms: f64) -> napi::Result<()> {
-        guard(|| {
+    pub fn set_latency(&self, env: Env, ms: f64) -> napi::Result<()> {
+        guard(&env, || {
             let latency = latency("ms", ms)?;
             self.with(|e| e.set_latency(latency))
         })
@@ -302,8 +301,8 @@ impl NativeEmulator {
 
     /// Replaces the fault settings.
     #[napi(catch_unwind)]
-    pub fn set_faults(&self, settings: NativeFaults) -> napi::Result<()> {
-        guard(|| {
+    pub fn set_faults(&self, env: Env, settings: NativeFaults) -> napi::Result<()> {
+        guard(&env, || {
             let faults = faults(settings)?;
             self.with(|e| e.set_faults(faults))?
                 .map_err(|e| refused(e.within("faults")))
@@ -312,8 +311,8 @@ impl NativeEmulator {
 
     /// Replaces the quirks (left-out ones are off).
     #[napi(catch_unwind)]
-    pub fn set_quirks(&self, settings: NativeQuirks) -> napi::Result<()> {
-        guard(|| {
+    pub fn set_quirks(&self, env: Env, settings: NativeQuirks) -> napi::Result<()> {
+        guard(&env, || {
             let quirks = quirks(settings)?;
             self.with(|e| e.set_quirks(quirks))
         })
@@ -321,26 +320,26 @@ impl NativeEmulator {
 
     /// Every access token issued so far expires now.
     #[napi(catch_unwind)]
-    pub fn expire_tokens(&self) -> napi::Result<()> {
-        guard(|| self.with(|e| e.expire_tokens()))
+    pub fn expire_tokens(&self, env: Env) -> napi::Result<()> {
+        guard(&env, || self.with(|e| e.expire_tokens()))
     }
 
     /// Every refresh token becomes invalid.
     #[napi(catch_unwind)]
-    pub fn revoke_refresh_tokens(&self) -> napi::Result<()> {
-        guard(|| self.with(|e| e.revoke_refresh_tokens()))
+    pub fn revoke_refresh_tokens(&self, env: Env) -> napi::Result<()> {
+        guard(&env, || self.with(|e| e.revoke_refresh_tokens()))
     }
 
     /// Back to the state at start.
     #[napi(catch_unwind)]
-    pub fn reset(&self) -> napi::Result<()> {
-        guard(|| self.with(|e| e.reset()))
+    pub fn reset(&self, env: Env) -> napi::Result<()> {
+        guard(&env, || self.with(|e| e.reset()))
     }
 
     /// Created server tasks as stored, as JSON.
     #[napi(catch_unwind)]
-    pub fn server_tasks(&self) -> napi::Result<String> {
-        guard(|| {
+    pub fn server_tasks(&self, env: Env) -> napi::Result<String> {
+        guard(&env, || {
             let tasks = self.with(|e| e.server_tasks())?;
             serde_json::to_string(&tasks).map_err(|e| invalid_input("serverTasks", &e.to_string()))
         })
@@ -348,7 +347,7 @@ impl NativeEmulator {
 
     /// Stops the server and waits for its thread (at most about a second). Idempotent.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
-    pub fn stop<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, ()>> {
+    pub fn stop<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, Settled<()>>> {
         // Taken now, so that the emulator counts as stopped as soon as stop() returns.
         let emulator = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
         spawn(env, async move {
@@ -375,21 +374,15 @@ mod tests {
             -1.0,
             4_294_967_296.0,
         ] {
-            let payload = crate::errors::payload_json(&token_ttl("tokenTtl", value).unwrap_err());
-            assert_eq!(payload["code"], "INVALID_INPUT");
-            assert_eq!(payload["field"], "tokenTtl");
-            assert!(payload["message"]
-                .as_str()
-                .unwrap()
-                .contains("from 0 to 4294967295"));
+            let failure = token_ttl("tokenTtl", value).unwrap_err();
+            assert_eq!(failure.code, "INVALID_INPUT");
+            assert_eq!(failure.field.as_deref(), Some("tokenTtl"));
+            assert!(failure.message.contains("from 0 to 4294967295"));
         }
         for value in [1e300, f64::MAX, f64::INFINITY, f64::NAN, -0.5, 2_147_483_648.0] {
-            let payload = crate::errors::payload_json(&latency("ms", value).unwrap_err());
-            assert_eq!(payload["field"], "ms");
-            assert!(payload["message"]
-                .as_str()
-                .unwrap()
-                .contains("from 0 to 2147483647"));
+            let failure = latency("ms", value).unwrap_err();
+            assert_eq!(failure.field.as_deref(), Some("ms"));
+            assert!(failure.message.contains("from 0 to 2147483647"));
         }
         assert_eq!(
             token_ttl("tokenTtl", 4_294_967_295.0).unwrap().as_secs(),

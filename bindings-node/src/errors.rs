@@ -1,76 +1,149 @@
 //! Errors crossing into JavaScript.
 //!
-//! Every failure leaves the native module as a JavaScript `Error` whose message is
-//! [`MARK`] followed by a JSON payload: the stable `code` and the fields a caller branches on.
-//! `index.js` turns it into a `MonapiError`, so user code never sees a bare native error. The
-//! payload is built from the core's [`monapi::Error`] by matching on its variants; the core
-//! has already removed every secret from the texts it carries.
+//! A failure of the native module is a [`Failure`]: the stable `code` and the fields a caller
+//! branches on, read from the core's [`monapi::Error`] by its accessors (the core has already
+//! removed every secret from the texts it carries). It crosses into JavaScript as an `Error`
+//! whose message is the text and whose `code` and fields are properties (`null` where a field
+//! does not apply); the TypeScript layer makes it a `MonapiError`. A synchronous call throws
+//! it ([`thrown`]); an asynchronous one rejects its Promise with it ([`Settled`]), the object
+//! being made on the JavaScript thread.
 
 use std::any::Any;
 
 use monapi::{Error as CoreError, Problem};
-use serde::Serialize;
+use napi::bindgen_prelude::{JsValue, Object, ToNapiValue};
+use napi::{sys, Env};
+use napi_derive::napi;
 
-/// Prefix of the message of every error the native module throws or rejects with.
-pub const MARK: &str = "monapi-error:";
+/// What a call failed with: the code and the fields of its JavaScript error (boxed: results
+/// carry it across threads, and their `Ok` is usually small).
+#[derive(Debug, Default)]
+pub struct Failure(Box<Fields>);
 
-/// The fields of a `MonapiError`, as `index.js` reads them (camelCase JSON).
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Payload {
+/// The code, the message and the fields of a [`Failure`].
+#[derive(Debug, Default)]
+pub struct Fields {
     /// Stable code: the core's (`monapi::Error::code`), or `INTERNAL` for a panic.
     pub code: &'static str,
     /// Human-readable text, free of secrets.
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// The service's own error code: the number of a `{"code","msg"}` body, or the OAuth
     /// `error` string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub api_code: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_code: Option<ApiCode>,
     pub err_key: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub err_content: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_index: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_indices: Option<Vec<usize>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub submitted: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub created: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_index: Option<u32>,
+    pub failed_indices: Option<Vec<u32>>,
+    pub submitted: Option<u32>,
+    pub created: Option<u32>,
     pub field: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
+    pub index: Option<u32>,
     /// Every problem of invalid input, the first one first.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemPayload>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub retry_after_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
+    pub retry_after_ms: Option<f64>,
+    pub timeout_ms: Option<f64>,
 }
 
-/// One problem of invalid input (`err.errors[i]`).
-#[derive(Debug, Serialize)]
+/// The service's own error code: a number or a string.
+#[derive(Debug)]
+pub enum ApiCode {
+    Number(f64),
+    Text(String),
+}
+
+/// One problem of invalid input (`err.errors[i]`); `index` is `null` for an option or a
+/// parameter.
+#[napi(object, use_nullable = true)]
+#[derive(Debug)]
 pub struct ProblemPayload {
-    pub index: Option<usize>,
+    pub index: Option<u32>,
     pub field: String,
     pub rule: String,
 }
 
-impl Payload {
-    /// The JavaScript error carrying this payload.
-    pub fn into_napi(self) -> napi::Error {
-        let json = serde_json::to_string(&self).unwrap_or_else(|_| {
-            // Cannot happen (plain data), but never lose the code.
-            format!(r#"{{"code":"{}","message":"(unserializable error)"}}"#, self.code)
-        });
-        napi::Error::new(napi::Status::GenericFailure, format!("{MARK}{json}"))
+/// The results of the binding's own functions.
+pub type Result<T> = std::result::Result<T, Failure>;
+
+impl From<CoreError> for Failure {
+    fn from(error: CoreError) -> Failure {
+        failure(&error)
+    }
+}
+
+impl From<napi::Error> for Failure {
+    /// A failure of N-API itself (a value that could not be converted): a bug of ours.
+    fn from(error: napi::Error) -> Failure {
+        internal(&error.reason)
+    }
+}
+
+impl std::ops::Deref for Failure {
+    type Target = Fields;
+
+    fn deref(&self) -> &Fields {
+        &self.0
+    }
+}
+
+impl From<Fields> for Failure {
+    fn from(fields: Fields) -> Failure {
+        Failure(Box::new(fields))
+    }
+}
+
+impl Failure {
+    /// The JavaScript `Error`: the message, `code` and every field as properties.
+    pub fn into_js(self, env: &Env) -> napi::Result<Object<'_>> {
+        let fields = *self.0;
+        let mut error = env.create_error(napi::Error::from_reason(fields.message))?;
+        error.set("code", fields.code)?;
+        error.set("status", fields.status.map(u32::from))?;
+        error.set(
+            "apiCode",
+            fields.api_code.map(|code| match code {
+                ApiCode::Number(n) => napi::Either::A(n),
+                ApiCode::Text(text) => napi::Either::B(text),
+            }),
+        )?;
+        error.set("errKey", fields.err_key)?;
+        error.set("errContent", fields.err_content)?;
+        error.set("failedIndex", fields.failed_index)?;
+        error.set("failedIndices", fields.failed_indices)?;
+        error.set("submitted", fields.submitted)?;
+        error.set("created", fields.created)?;
+        error.set("field", fields.field)?;
+        error.set("index", fields.index)?;
+        error.set("errors", fields.errors)?;
+        error.set("endpoint", fields.endpoint)?;
+        error.set("retryAfterMs", fields.retry_after_ms)?;
+        error.set("timeoutMs", fields.timeout_ms)?;
+        Ok(error)
+    }
+}
+
+/// The error a synchronous call throws: the JavaScript `Error` of `failure`, made now.
+pub fn thrown(env: &Env, failure: Failure) -> napi::Error {
+    let code = failure.code;
+    let message = failure.message.clone();
+    match failure.into_js(env) {
+        Ok(error) => napi::Error::from(error.to_unknown()),
+        // Cannot happen short of N-API failing; never lose the code.
+        Err(_) => napi::Error::new(napi::Status::GenericFailure, format!("{code}: {message}")),
+    }
+}
+
+/// The outcome of an asynchronous call, settled on the JavaScript thread: its value, or a
+/// rejection with the JavaScript `Error` of its failure.
+pub struct Settled<T>(pub Result<T>);
+
+impl<T: ToNapiValue> ToNapiValue for Settled<T> {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        match val.0 {
+            Ok(value) => T::to_napi_value(env, value),
+            Err(failure) => Err(thrown(&Env::from_raw(env), failure)),
+        }
     }
 }
 
@@ -100,32 +173,42 @@ fn field_name(problem: &Problem) -> String {
     }
 }
 
-/// Maps a core error onto the payload, through the core's code and accessors.
-pub fn payload(error: &CoreError) -> Payload {
-    let millis = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64);
+/// Maps a core error onto its failure, through the core's code and accessors.
+pub fn failure(error: &CoreError) -> Failure {
+    fields(error).into()
+}
+
+fn fields(error: &CoreError) -> Fields {
+    let millis = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as f64);
+    let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let problems = error.problems();
     let partial = error.partial_create();
-    Payload {
+    Fields {
         code: error.code(),
         message: error.message_with_names(&js_name),
         status: error.status(),
         api_code: error
             .api_code()
-            .map(serde_json::Value::from)
-            .or_else(|| error.oauth_error().map(|e| serde_json::Value::String(e.into()))),
+            .map(|code| ApiCode::Number(code as f64))
+            .or_else(|| error.oauth_error().map(|e| ApiCode::Text(e.into()))),
         err_key: error.err_key().map(String::from),
         err_content: partial.map(|p| p.err_content.clone()),
-        failed_index: error.failed_indices().first().copied().or(error.index()),
-        failed_indices: partial.map(|p| p.failed_indices.clone()),
-        submitted: partial.map(|p| p.submitted),
-        created: partial.map(|p| p.created()),
+        failed_index: error
+            .failed_indices()
+            .first()
+            .copied()
+            .or(error.index())
+            .map(small),
+        failed_indices: partial.map(|p| p.failed_indices.iter().copied().map(small).collect()),
+        submitted: partial.map(|p| small(p.submitted)),
+        created: partial.map(|p| small(p.created())),
         field: problems.first().map(field_name),
-        index: error.index(),
+        index: error.index().map(small),
         errors: (!problems.is_empty()).then(|| {
             problems
                 .iter()
                 .map(|p| ProblemPayload {
-                    index: p.index,
+                    index: p.index.map(small),
                     field: field_name(p),
                     rule: p.rule.clone(),
                 })
@@ -137,37 +220,30 @@ pub fn payload(error: &CoreError) -> Payload {
     }
 }
 
-/// A core error as a JavaScript error.
-pub fn from_core(error: CoreError) -> napi::Error {
-    payload(&error).into_napi()
+/// Bad input caught by the binding itself (what cannot reach the core: a closed client, an
+/// argument of the wrong JavaScript type), worded as the core words invalid input.
+pub fn invalid_input(field: &str, rule: &str) -> Failure {
+    failure(&CoreError::invalid_input(None, field, rule))
 }
 
-/// Bad input caught by the binding itself (what cannot reach the core: a closed client, a
-/// task list that is not JSON), worded as the core words invalid input.
-pub fn invalid_input(field: &str, rule: &str) -> napi::Error {
-    from_core(CoreError::invalid_input(None, field, rule))
+/// A bug of the native module, reported as an error (code `INTERNAL`) instead of a crash.
+pub fn internal(detail: &str) -> Failure {
+    Fields {
+        code: "INTERNAL",
+        message: format!("internal error in the native module (a bug; please report it): {detail}"),
+        ..Fields::default()
+    }
+    .into()
 }
 
-/// A panic caught at the boundary, as a rejected Promise instead of an abort.
-pub fn from_panic(panic: Box<dyn Any + Send>) -> napi::Error {
+/// A panic caught at the boundary.
+pub fn from_panic(panic: Box<dyn Any + Send>) -> Failure {
     let detail = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    Payload {
-        code: "INTERNAL",
-        message: format!("internal error in the native module (a bug; please report it): {detail}"),
-        ..Payload::default()
-    }
-    .into_napi()
-}
-
-/// The JSON payload of an error this module made (for tests).
-#[cfg(test)]
-pub(crate) fn payload_json(error: &napi::Error) -> serde_json::Value {
-    let json = error.reason.strip_prefix(MARK).expect("a monapi error");
-    serde_json::from_str(json).expect("a JSON payload")
+    internal(&detail)
 }
 
 #[cfg(test)]
@@ -182,57 +258,41 @@ mod tests {
             description: "d".into(),
             status: Some(400),
         };
-        let p = payload(&auth);
+        let p = failure(&auth);
         assert_eq!(
             (p.code, p.endpoint.as_deref()),
             ("AUTH_INVALID_GRANT", Some("POST /v2/oauth/token.json"))
         );
-        assert_eq!(
-            p.api_code,
-            Some(serde_json::Value::String("invalid_grant".into()))
-        );
+        assert!(matches!(p.api_code, Some(ApiCode::Text(ref code)) if code == "invalid_grant"));
     }
 
     #[test]
     fn option_names_are_javascript_names() {
         let err = CoreError::invalid_input(None, "base_url", "is required (or set MONAPI_BASE_URL)");
-        let p = payload(&err);
+        let p = failure(&err);
         assert_eq!(p.field.as_deref(), Some("baseUrl"));
         assert_eq!(
             p.message,
             "invalid input: `baseUrl` is required (or set MONAPI_BASE_URL)"
         );
         let refresh = CoreError::invalid_input(None, "refresh_token", "there is no token to refresh yet");
-        assert_eq!(payload(&refresh).field.as_deref(), Some("token"));
+        assert_eq!(failure(&refresh).field.as_deref(), Some("token"));
         let task = CoreError::InvalidInput {
             problems: vec![
                 Problem::new(Some(2), "snmp_port", "bad"),
                 Problem::new(Some(2), "task_type", "worse"),
             ],
         };
-        let p = payload(&task);
+        let p = failure(&task);
         assert_eq!(
             (p.field.as_deref(), p.index, p.failed_index),
             (Some("snmp_port"), Some(2), Some(2))
         );
-        let errors = p.errors.unwrap();
+        let errors = p.errors.as_ref().unwrap();
         assert_eq!(errors.len(), 2);
         assert_eq!(
             (errors[1].index, errors[1].field.as_str()),
             (Some(2), "task_type")
         );
-    }
-
-    #[test]
-    fn payload_is_marked_json() {
-        let value = payload_json(&from_core(CoreError::invalid_input(
-            None,
-            "page",
-            "must be 1 or more",
-        )));
-        assert_eq!(value["code"], "INVALID_INPUT");
-        assert_eq!(value["field"], "page");
-        assert_eq!(value["errors"][0]["rule"], "must be 1 or more");
-        assert!(value.get("status").is_none());
     }
 }

@@ -1,30 +1,34 @@
 //! The native part of the `monapi` npm package (napi-rs).
 //!
 //! It wraps the core crate [`monapi`] (and the bundled [`monapi_emulator`]) for the thin
-//! JavaScript layer in `index.js`, which is the public API: the classes here
-//! (`NativeClient`, `NativeEmulator`) take and return strings of JSON and plain values, and
-//! every error leaves as a marked JSON payload (see [`errors`]) that `index.js` turns into a
-//! `MonapiError`. No panic crosses into JavaScript: each entry point runs under
-//! `catch_unwind`, so a bug rejects a Promise (code `INTERNAL`) instead of aborting Node.
+//! TypeScript layer (`ts/`), which is the public API: the classes here (`NativeClient`,
+//! `NativeEmulator`) take and return strings of JSON and plain values, and every error leaves
+//! as a JavaScript `Error` whose code and fields are properties (see [`errors`]), which the
+//! layer makes a `MonapiError`. No panic crosses into JavaScript: each entry point runs under
+//! a guard ([`boundary`]), so a bug is an `INTERNAL` error instead of an abort of Node.
 
 #![deny(clippy::all)]
 
+mod boundary;
 mod call;
 mod client;
 mod emulator;
 pub mod errors;
 mod logging;
+mod options;
 mod tables;
 
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
-
-use futures::FutureExt;
+use napi::bindgen_prelude::{Object, PromiseRaw};
+use napi::Env;
 use napi_derive::napi;
 
+use boundary::{guard, spawn};
+use errors::Settled;
+
 pub use call::NativeCall;
-pub use client::{endpoint_names, EndpointNames, NativeClient, NativeClientOptions};
+pub use client::{endpoint_names, NativeClient};
 pub use emulator::{demo_account, DemoAccount, NativeEmulator, NativeEmulatorOptions};
+pub use options::setting_names;
 
 /// Worker threads of the tokio runtime that runs the HTTP calls (default: see [`init`]).
 const THREADS_VAR: &str = "MONAPI_NODE_THREADS";
@@ -66,50 +70,27 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-/// The error of an argument of the wrong type, caught by the JavaScript layer: the marked
-/// payload of an `INVALID_INPUT` error, worded as the core words invalid input.
-#[napi(catch_unwind)]
-pub fn invalid_input(field: String, rule: String) -> String {
-    errors::invalid_input(&field, &rule).reason
-}
-
-/// Runs `f`, turning a panic into an `INTERNAL` error.
-pub(crate) fn guard<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| Err(errors::from_panic(panic)))
-}
-
-/// Starts `future` on the runtime and returns its Promise; a panic in it rejects the Promise
-/// with an `INTERNAL` error.
-pub(crate) fn spawn<'e, T, F>(
-    env: &'e napi::Env,
-    future: F,
-) -> napi::Result<napi::bindgen_prelude::PromiseRaw<'e, T>>
-where
-    T: napi::bindgen_prelude::ToNapiValue + Send + 'static,
-    F: Future<Output = napi::Result<T>> + Send + 'static,
-{
-    env.spawn_future(guarded(future))
-}
-
-/// Awaits `future`, turning a panic into an `INTERNAL` error (a rejected Promise).
-pub(crate) async fn guarded<T>(future: impl Future<Output = napi::Result<T>>) -> napi::Result<T> {
-    AssertUnwindSafe(future)
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|panic| Err(errors::from_panic(panic)))
+/// The error of an argument of the wrong type, caught by the TypeScript layer: an
+/// `INVALID_INPUT` error worded as the core words invalid input (the layer makes it a
+/// `MonapiError`).
+#[napi(catch_unwind, ts_return_type = "Error")]
+pub fn invalid_input(env: &Env, field: String, rule: String) -> napi::Result<Object<'_>> {
+    errors::invalid_input(&field, &rule).into_js(env)
 }
 
 /// Test hook: panics synchronously inside the native module, to prove that a panic becomes an
 /// error and never an abort. Not public API.
 #[napi(catch_unwind, js_name = "__panicSync")]
-pub fn panic_sync() -> napi::Result<()> {
-    guard(|| panic!("deliberate panic (sync) for the test suite"))
+pub fn panic_sync(env: &Env) -> napi::Result<()> {
+    guard(env, || panic!("deliberate panic (sync) for the test suite"))
 }
 
 /// Test hook: panics inside a future; the Promise rejects. Not public API.
-#[napi(catch_unwind, js_name = "__panicAsync")]
-pub async fn panic_async() -> napi::Result<()> {
-    guarded(async { panic!("deliberate panic (async) for the test suite") }).await
+#[napi(catch_unwind, js_name = "__panicAsync", ts_return_type = "Promise<void>")]
+pub fn panic_async(env: &Env) -> napi::Result<PromiseRaw<'_, Settled<()>>> {
+    spawn(env, async {
+        panic!("deliberate panic (async) for the test suite")
+    })
 }
 
 /// Test hook: panics inside a future without the binding's own guard, so napi's last line of

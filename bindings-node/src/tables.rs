@@ -12,19 +12,19 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType,
 use arrow_array::{Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use monapi::input;
-use monapi::table::{self, BulkOptions, BulkTables, Progress, SiteTables, TaskIds};
+use monapi::table::{self, BulkOptions, BulkTables, OnFailure, Progress, SiteTables, TaskIds};
 use monapi::Client;
 use napi::bindgen_prelude::{
-    BigUint64Array, Buffer, Either, Float64Array, Function, Int32Array, PromiseRaw, Uint8Array,
+    BigUint64Array, Buffer, Either, Float64Array, Function, Int32Array, Object, PromiseRaw, Uint8Array,
 };
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Env;
 use napi_derive::napi;
 
+use crate::boundary::guard;
 use crate::call::NativeCall;
 use crate::client::{id, range, task_and_range, NativeClient};
-use crate::errors::{from_core, payload};
-use crate::guard;
+use crate::errors::{failure, invalid_input, Result, Settled};
 
 /// One table (an Arrow record batch) held in Rust memory.
 #[napi]
@@ -87,7 +87,7 @@ fn texts(keys: Vec<i32>, strings: &StringArray) -> NativeColumn {
     out
 }
 
-fn column(array: &dyn Array) -> napi::Result<NativeColumn> {
+fn column(array: &dyn Array) -> Result<NativeColumn> {
     let mut out;
     match array.data_type() {
         DataType::Float64 => {
@@ -135,7 +135,7 @@ fn column(array: &dyn Array) -> napi::Result<NativeColumn> {
         }
         other => {
             // The core's schemas use only the types above.
-            return Err(crate::errors::invalid_input(
+            return Err(invalid_input(
                 "table",
                 &format!("has a column of type {other}, which this package cannot hand over"),
             ));
@@ -169,30 +169,28 @@ impl NativeTable {
 
     /// Column `index` as typed arrays.
     #[napi(catch_unwind)]
-    pub fn column(&self, index: u32) -> napi::Result<NativeColumn> {
-        guard(|| {
+    pub fn column(&self, env: Env, index: u32) -> napi::Result<NativeColumn> {
+        guard(&env, || {
             let array = self
                 .batch
                 .columns()
                 .get(index as usize)
-                .ok_or_else(|| crate::errors::invalid_input("column", "is not a column of this table"))?;
+                .ok_or_else(|| invalid_input("column", "is not a column of this table"))?;
             column(array.as_ref())
         })
     }
 
     /// The table in the Arrow IPC stream format.
     #[napi(catch_unwind)]
-    pub fn to_ipc(&self) -> napi::Result<Buffer> {
-        guard(|| {
+    pub fn to_ipc(&self, env: Env) -> napi::Result<Buffer> {
+        guard(&env, || {
             let mut bytes = Vec::new();
             let written = (|| {
                 let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &self.batch.schema())?;
                 writer.write(&self.batch)?;
                 writer.finish()
             })();
-            written.map_err(|e| {
-                crate::errors::invalid_input("table", &format!("cannot be written as Arrow IPC: {e}"))
-            })?;
+            written.map_err(|e| invalid_input("table", &format!("cannot be written as Arrow IPC: {e}")))?;
             Ok(Buffer::from(bytes))
         })
     }
@@ -220,22 +218,14 @@ pub struct NativeProgress {
     pub rows: f64,
 }
 
-/// A task of a bulk call that failed: its id and its error (the marked payload `index.js`
-/// turns into a `MonapiError`).
-#[napi(object)]
-pub struct NativeFailure {
-    pub task_id: f64,
-    pub error: String,
-}
-
 /// What a bulk call brings back: the tables of the tasks that succeeded, each kind
 /// concatenated in task order (one table, or the three of a site report), the tasks that
-/// failed, and the `PARTIAL_RESULT` error when there are any.
+/// failed, and the error the call fails with (`errors: 'raise'` and a task failed).
 #[napi]
 pub struct NativeBulk {
     tables: Vec<RecordBatch>,
     failures: Vec<(u64, monapi::Error)>,
-    partial: Option<monapi::Error>,
+    raised: Option<monapi::Error>,
 }
 
 #[napi]
@@ -246,48 +236,62 @@ impl NativeBulk {
         self.tables.iter().cloned().map(native).collect()
     }
 
-    /// The tasks that failed, in task order.
+    /// The ids of the tasks that failed, in task order.
     #[napi(catch_unwind)]
-    pub fn failures(&self) -> Vec<NativeFailure> {
-        self.failures
-            .iter()
-            .map(|(task_id, error)| NativeFailure {
-                task_id: *task_id as f64,
-                error: payload(error).into_napi().reason,
-            })
-            .collect()
+    pub fn failed_tasks(&self) -> Vec<f64> {
+        self.failures.iter().map(|(task_id, _)| *task_id as f64).collect()
     }
 
-    /// The `PARTIAL_RESULT` error (marked payload) when a task failed.
-    #[napi(catch_unwind)]
-    pub fn partial_error(&self) -> Option<String> {
-        self.partial.as_ref().map(|e| payload(e).into_napi().reason)
+    /// The error of the `index`-th task that failed.
+    #[napi(catch_unwind, ts_return_type = "Error")]
+    pub fn failure<'e>(&self, env: &'e Env, index: u32) -> napi::Result<Object<'e>> {
+        match self.failures.get(index as usize) {
+            Some((_, error)) => failure(error).into_js(env),
+            None => invalid_input("index", "is not a failed task").into_js(env),
+        }
+    }
+
+    /// The `PARTIAL_RESULT` error the call fails with (`errors: 'raise'` and a task failed),
+    /// or `null`.
+    #[napi(catch_unwind, ts_return_type = "Error | null")]
+    pub fn raised<'e>(&self, env: &'e Env) -> napi::Result<Option<Object<'e>>> {
+        self.raised
+            .as_ref()
+            .map(|error| failure(error).into_js(env))
+            .transpose()
     }
 }
 
 /// The batches of many tasks as one, in their order (the schema's empty table when none).
-fn concat(schema: SchemaRef, batches: impl IntoIterator<Item = RecordBatch>) -> napi::Result<RecordBatch> {
+fn concat(schema: SchemaRef, batches: impl IntoIterator<Item = RecordBatch>) -> Result<RecordBatch> {
     let batches: Vec<RecordBatch> = batches.into_iter().collect();
     arrow_select::concat::concat_batches(&schema, &batches)
-        .map_err(|e| crate::errors::invalid_input("table", &format!("cannot be joined: {e}")))
+        .map_err(|e| invalid_input("table", &format!("cannot be joined: {e}")))
 }
 
-fn bulk_of<T>(bulk: BulkTables<T>, tables: Vec<RecordBatch>) -> NativeBulk {
+fn bulk_of<T>(bulk: BulkTables<T>, on_failure: OnFailure, tables: Vec<RecordBatch>) -> NativeBulk {
     NativeBulk {
-        partial: bulk.partial_error(),
+        raised: bulk.error(on_failure),
         failures: bulk.failures,
         tables,
     }
 }
 
-/// `onProgress` as the core's callback (queued to JavaScript, never blocking).
+/// The options of a bulk call, read by the core's rules; `onProgress` as the core's callback
+/// (queued to JavaScript, never blocking).
 fn bulk_options(
     concurrency: Option<f64>,
     on_progress: Option<Function<NativeProgress, ()>>,
-) -> napi::Result<BulkOptions> {
+    errors: Option<String>,
+) -> Result<(BulkOptions, OnFailure)> {
+    let on_failure = errors
+        .as_deref()
+        .map(OnFailure::parse)
+        .transpose()?
+        .unwrap_or_default();
     let mut options = BulkOptions::new();
     if let Some(concurrency) = concurrency {
-        options = options.concurrency(input::concurrency(concurrency).map_err(from_core)?);
+        options = options.concurrency(input::concurrency(concurrency)?);
     }
     if let Some(callback) = on_progress {
         let tsfn = Arc::new(
@@ -308,13 +312,14 @@ fn bulk_options(
             tsfn.call(progress, ThreadsafeFunctionCallMode::NonBlocking);
         });
     }
-    Ok(options)
+    Ok((options, on_failure))
 }
 
-fn task_ids_of(ids: &[Either<f64, String>]) -> napi::Result<Vec<u64>> {
-    ids.iter()
-        .map(|task| input::task_id(id(task)).map_err(from_core))
-        .collect()
+fn task_ids_of(ids: &[Either<f64, String>]) -> Result<Vec<u64>> {
+    Ok(ids
+        .iter()
+        .map(|task| input::task_id(id(task)))
+        .collect::<monapi::Result<_>>()?)
 }
 
 #[napi]
@@ -325,9 +330,9 @@ impl NativeClient {
         &self,
         env: &'e Env,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, NativeTable>> {
-        self.context(call)?.spawn(env, |client| async move {
-            Ok(native(client.tables().service_tasks().await.map_err(from_core)?))
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
+        self.start(env, call, |client| {
+            Ok(async move { Ok(native(client.tables().service_tasks().await?)) })
         })
     }
 
@@ -340,17 +345,10 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, NativeTable>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        context.spawn(env, move |client| async move {
-            Ok(native(
-                client
-                    .tables()
-                    .service_report(task_id, range)
-                    .await
-                    .map_err(from_core)?,
-            ))
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            Ok(async move { Ok(native(client.tables().service_report(task_id, range).await?)) })
         })
     }
 
@@ -364,17 +362,14 @@ impl NativeClient {
         end_date: Option<String>,
         monitor: Option<Either<f64, String>>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, Vec<NativeTable>>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        let monitor = input::monitor(monitor.as_ref().map(id)).map_err(from_core)?;
-        context.spawn(env, move |client| async move {
-            let tables = client
-                .tables()
-                .site_report(task_id, range, monitor)
-                .await
-                .map_err(from_core)?;
-            Ok(site_tables(tables))
+    ) -> napi::Result<PromiseRaw<'e, Settled<Vec<NativeTable>>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            let monitor = input::monitor(monitor.as_ref().map(id))?;
+            Ok(async move {
+                let tables = client.tables().site_report(task_id, range, monitor).await?;
+                Ok(site_tables(tables))
+            })
         })
     }
 
@@ -387,16 +382,13 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, NativeTable>> {
-        let context = self.context(call)?;
-        let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-        context.spawn(env, move |client| async move {
-            let table = client
-                .tables()
-                .response_time_distribution(task_id, range)
-                .await
-                .map_err(from_core)?;
-            Ok(native(table))
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
+        self.start(env, call, |client| {
+            let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
+            Ok(async move {
+                let table = client.tables().response_time_distribution(task_id, range).await?;
+                Ok(native(table))
+            })
         })
     }
 
@@ -411,27 +403,25 @@ impl NativeClient {
         end_date: Option<String>,
         concurrency: Option<f64>,
         on_progress: Option<Function<NativeProgress, ()>>,
+        errors: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, NativeBulk>> {
-        let context = self.context(call)?;
-        let tasks = match &task_ids {
-            Some(ids) => TaskIds::Ids(task_ids_of(ids)?),
-            None => TaskIds::All,
-        };
-        let range = range(start_date, end_date)?;
-        let options = bulk_options(concurrency, on_progress)?;
-        context.spawn(env, move |client: Client| async move {
-            let timezone = client.timezone();
-            let bulk = client
-                .tables()
-                .service_reports(tasks, range, options)
-                .await
-                .map_err(from_core)?;
-            let table = concat(
-                table::service_report_schema(timezone),
-                bulk.tables.iter().map(|(_, t)| t.clone()),
-            )?;
-            Ok(bulk_of(bulk, vec![table]))
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeBulk>>> {
+        self.start(env, call, |client: Client| {
+            let tasks = match &task_ids {
+                Some(ids) => TaskIds::Ids(task_ids_of(ids)?),
+                None => TaskIds::All,
+            };
+            let range = range(start_date, end_date)?;
+            let (options, on_failure) = bulk_options(concurrency, on_progress, errors)?;
+            Ok(async move {
+                let timezone = client.timezone();
+                let bulk = client.tables().service_reports(tasks, range, options).await?;
+                let table = concat(
+                    table::service_report_schema(timezone),
+                    bulk.tables.iter().map(|(_, t)| t.clone()),
+                )?;
+                Ok(bulk_of(bulk, on_failure, vec![table]))
+            })
         })
     }
 
@@ -447,34 +437,35 @@ impl NativeClient {
         monitor: Option<Either<f64, String>>,
         concurrency: Option<f64>,
         on_progress: Option<Function<NativeProgress, ()>>,
+        errors: Option<String>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, NativeBulk>> {
-        let context = self.context(call)?;
-        let ids = task_ids_of(&task_ids)?;
-        let range = range(start_date, end_date)?;
-        let monitor = input::monitor(monitor.as_ref().map(id)).map_err(from_core)?;
-        let options = bulk_options(concurrency, on_progress)?;
-        context.spawn(env, move |client: Client| async move {
-            let timezone = client.timezone();
-            let bulk = client
-                .tables()
-                .site_reports(&ids, range, monitor, options)
-                .await
-                .map_err(from_core)?;
-            let pick =
-                |f: fn(&SiteTables) -> &RecordBatch| bulk.tables.iter().map(move |(_, t)| f(t).clone());
-            let tables = vec![
-                concat(
-                    table::site_availability_schema(timezone),
-                    pick(|t| &t.availability),
-                )?,
-                concat(
-                    table::site_response_time_schema(timezone),
-                    pick(|t| &t.response_time),
-                )?,
-                concat(table::site_faults_schema(timezone), pick(|t| &t.faults))?,
-            ];
-            Ok(bulk_of(bulk, tables))
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeBulk>>> {
+        self.start(env, call, |client: Client| {
+            let ids = task_ids_of(&task_ids)?;
+            let range = range(start_date, end_date)?;
+            let monitor = input::monitor(monitor.as_ref().map(id))?;
+            let (options, on_failure) = bulk_options(concurrency, on_progress, errors)?;
+            Ok(async move {
+                let timezone = client.timezone();
+                let bulk = client
+                    .tables()
+                    .site_reports(&ids, range, monitor, options)
+                    .await?;
+                let pick =
+                    |f: fn(&SiteTables) -> &RecordBatch| bulk.tables.iter().map(move |(_, t)| f(t).clone());
+                let tables = vec![
+                    concat(
+                        table::site_availability_schema(timezone),
+                        pick(|t| &t.availability),
+                    )?,
+                    concat(
+                        table::site_response_time_schema(timezone),
+                        pick(|t| &t.response_time),
+                    )?,
+                    concat(table::site_faults_schema(timezone), pick(|t| &t.faults))?,
+                ];
+                Ok(bulk_of(bulk, on_failure, tables))
+            })
         })
     }
 }

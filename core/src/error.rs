@@ -33,6 +33,37 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
+    /// Every endpoint of the service that has a method of its own (all but [`Endpoint::Raw`]).
+    pub const ALL: &'static [Endpoint] = &[
+        Endpoint::Token,
+        Endpoint::CreateServerTasks,
+        Endpoint::ServiceTasks,
+        Endpoint::Agents,
+        Endpoint::ServiceReport,
+        Endpoint::SiteReport,
+        Endpoint::ResponseTimeDistribution,
+    ];
+
+    /// The operation's name, as the methods are named (`service_report`); `request` for a
+    /// [`Endpoint::Raw`].
+    ///
+    /// ```
+    /// let names: Vec<_> = monapi::Endpoint::ALL.iter().map(|e| e.name()).collect();
+    /// assert!(names.contains(&"response_time_distribution"));
+    /// ```
+    pub fn name(&self) -> &'static str {
+        match self {
+            Endpoint::Token => "token",
+            Endpoint::CreateServerTasks => "create_server_tasks",
+            Endpoint::ServiceTasks => "service_tasks",
+            Endpoint::Agents => "agents",
+            Endpoint::ServiceReport => "service_report",
+            Endpoint::SiteReport => "site_report",
+            Endpoint::ResponseTimeDistribution => "response_time_distribution",
+            Endpoint::Raw(_) => "request",
+        }
+    }
+
     /// Method and path template, e.g. `GET /v2/service/report/{task_id}.json`.
     ///
     /// ```

@@ -34,7 +34,11 @@ test('the generated declarations cover every native export the JS layer uses', (
   for (const name of ['class NativeClient', 'class NativeEmulator', 'function demoAccount', 'const PAGE_SIZE', 'function version']) {
     assert.ok(dts.includes(`export declare ${name}`), name)
   }
-  const used = new Set([...readFileSync(join(crate, 'index.js'), 'utf8').matchAll(/(?<![#\w.])native\.(?!js\b)([A-Za-z_]\w*)/g)].map((m) => m[1]))
+  // The TypeScript layer, compiled: index.js and lib/*.js.
+  const layer = ['index.js', ...readdirSync(join(crate, 'lib')).filter((name) => name.endsWith('.js')).map((name) => join('lib', name))]
+  const sources = layer.map((file) => readFileSync(join(crate, file), 'utf8')).join('\n')
+  const used = new Set([...sources.matchAll(/(?<![#\w.])native\.(?!js\b)([A-Za-z_]\w*)/g)].map((m) => m[1]))
+  assert.ok(used.has('NativeClient') && used.has('invalidInput'), [...used].join(', '))
   for (const name of used) assert.match(dts, new RegExp(`export declare (class|function|const) ${name}\\b`), name)
 })
 

@@ -53,36 +53,48 @@ test('plain CommonJS and ESM programs can use the package', async () => {
 })
 
 /**
- * Public members of the exported classes as index.d.ts declares them, read with the
- * TypeScript compiler API.
+ * The package's exports as its declarations (index.d.ts and the lib/*.d.ts it re-exports,
+ * compiled from the TypeScript sources) declare them, read with the TypeScript compiler's
+ * type checker: the exported values, the public members of each exported class (with the
+ * declaration of each, for its JSDoc), and the union of error codes.
  */
 function declared() {
   const ts = require('typescript')
-  const file = join(ROOT, 'bindings-node', 'index.d.ts')
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
-  /** @type {Map<string, { static: Set<string>, instance: Set<string> }>} */
+  const entry = join(ROOT, 'bindings-node', 'index.d.ts')
+  const program = ts.createProgram([entry], { strict: true, types: [] })
+  const checker = program.getTypeChecker()
+  const module = /** @type {import('typescript').Symbol} */ (checker.getSymbolAtLocation(/** @type {any} */ (program.getSourceFile(entry))))
+  /** @type {Map<string, { static: Set<string>, instance: Set<string>, docs: Map<string, string> }>} */
   const classes = new Map()
   /** @type {Set<string>} */
   const values = new Set()
   /** @type {Set<string>} */
   const codes = new Set()
-  for (const node of source.statements) {
-    if (ts.isClassDeclaration(node) && node.name) {
-      values.add(node.name.text)
-      const members = { static: new Set(), instance: new Set() }
-      for (const member of node.members) {
-        if (!member.name || ts.isConstructorDeclaration(member)) continue
+  for (const exported of checker.getExportsOfModule(module)) {
+    const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
+    const declaration = symbol.declarations?.[0]
+    if (!declaration) continue
+    const typeOnly = exported.declarations?.some((d) => ts.isTypeOnlyExportDeclaration(d)) ?? false
+    if (ts.isClassDeclaration(declaration) && !typeOnly) {
+      values.add(exported.name)
+      const members = { static: new Set(), instance: new Set(), docs: new Map() }
+      for (const member of declaration.members) {
+        if (!member.name || ts.isConstructorDeclaration(member) || ts.isClassStaticBlockDeclaration(member)) continue
+        if (ts.isPrivateIdentifier(member.name) || ts.isComputedPropertyName(member.name)) continue
         /** @type {readonly { kind: number }[]} */
         const modifiers = ts.getModifiers(/** @type {any} */ (member)) ?? []
         if (modifiers.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword)) continue
         const isStatic = modifiers.some((m) => m.kind === ts.SyntaxKind.StaticKeyword)
-        ;(isStatic ? members.static : members.instance).add(member.name.getText(source))
+        const name = member.name.getText()
+        ;(isStatic ? members.static : members.instance).add(name)
+        const source = member.getSourceFile().getFullText()
+        members.docs.set(name, source.slice(member.getFullStart(), member.getStart()))
       }
-      classes.set(node.name.text, members)
-    } else if (ts.isVariableStatement(node)) {
-      for (const d of node.declarationList.declarations) values.add(d.name.getText(source))
-    } else if (ts.isTypeAliasDeclaration(node) && node.name.text === 'MonapiErrorCode' && ts.isUnionTypeNode(node.type)) {
-      for (const member of node.type.types) codes.add(member.getText(source).replace(/'/g, ''))
+      classes.set(exported.name, members)
+    } else if (ts.isVariableDeclaration(declaration) && !typeOnly) {
+      values.add(exported.name)
+    } else if (ts.isTypeAliasDeclaration(declaration) && exported.name === 'MonapiErrorCode' && ts.isUnionTypeNode(declaration.type)) {
+      for (const member of declaration.type.types) codes.add(member.getText().replace(/'/g, ''))
     }
   }
   return { classes, values, codes }
@@ -110,18 +122,31 @@ test('index.d.ts declares exactly what index.js exports, member by member', () =
   assert.deepEqual([...classes.keys()].sort(), ['Client', 'Emulator', 'MonapiError', 'Table'])
 })
 
+test('ClientOptions declares exactly the settings the core declares, and the package\'s own options', () => {
+  const ts = require('typescript')
+  const entry = join(ROOT, 'bindings-node', 'index.d.ts')
+  const program = ts.createProgram([entry], { strict: true, types: [] })
+  const checker = program.getTypeChecker()
+  const module = /** @type {import('typescript').Symbol} */ (checker.getSymbolAtLocation(/** @type {any} */ (program.getSourceFile(entry))))
+  const exported = checker.getExportsOfModule(module).find((s) => s.name === 'ClientOptions')
+  assert.ok(exported, 'ClientOptions is exported')
+  const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
+  const options = checker.getDeclaredTypeOfSymbol(symbol)
+  const declaredNames = checker.getPropertiesOfType(options).map((p) => p.name).sort()
+  const internal = /** @type {any} */ (esm.default)[Symbol.for('monapi.internal')]
+  const settings = /** @type {string[]} */ (internal.native.settingNames())
+  assert.ok(settings.includes('maxConnections') && settings.includes('timeoutMs'), settings.join(', '))
+  assert.deepEqual(declaredNames, [...settings, 'token', 'onToken', 'logLevel', 'logger'].sort())
+})
+
 test('every public member of index.d.ts has JSDoc with an example', () => {
-  const text = readFileSync(join(ROOT, 'bindings-node', 'index.d.ts'), 'utf8')
   const { classes } = declared()
   for (const [name, members] of classes) {
     if (name === 'MonapiError') continue // fields, documented one by one
     for (const member of [...members.static, ...members.instance]) {
-      const at = new RegExp(`\\n  (?:static |get )?${member}[(<]`).exec(text)
-      assert.ok(at, `${name}.${member} declared`)
-      const before = text.slice(0, at.index)
-      const doc = before.slice(before.lastIndexOf('/**'))
+      const doc = members.docs.get(member) ?? ''
       assert.ok(doc.trimEnd().endsWith('*/'), `${name}.${member} has JSDoc`)
-      assert.match(doc, /@example/, `${name}.${member} has an example`)
+      assert.match(doc.slice(doc.lastIndexOf('/**')), /@example/, `${name}.${member} has an example`)
     }
   }
 })

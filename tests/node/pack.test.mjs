@@ -79,6 +79,10 @@ before(async () => {
   assert.deepEqual(await stage(staged, join(ROOT, 'bindings-node'), false), [platform])
 
   const main = pack(join(staged, 'monapi'), work)
+  // The TypeScript layer as tsc compiled it: a module and its declarations each.
+  const compiled = readdirSync(join(ROOT, 'bindings-node', 'lib')).map((name) => `bindings-node/lib/${name}`)
+  assert.ok(compiled.includes('bindings-node/lib/client.js') && compiled.includes('bindings-node/lib/client.d.ts'))
+  assert.ok(compiled.every((file) => file.endsWith('.js') || file.endsWith('.d.ts')), compiled.join(', '))
   assert.deepEqual(
     main.files,
     [
@@ -88,6 +92,7 @@ before(async () => {
       'bindings-node/index.d.ts',
       'bindings-node/index.js',
       'bindings-node/index.mjs',
+      ...compiled,
       'bindings-node/native.d.ts',
       'bindings-node/native.js',
       'package.json',

@@ -1,0 +1,51 @@
+/**
+ * monapi: a client for the monitoring service API (OAuth tokens, batch creation of server
+ * tasks, service tasks, agents, service and site reports, response-time distributions), with
+ * a bundled emulator of the service for tests and offline work.
+ *
+ * Every operation returns a Promise of plain objects with the API's own keys and values,
+ * exactly as the service sent them. Every failure is a {@link MonapiError} with a stable
+ * `code`.
+ *
+ * @example
+ * ```js
+ * import { Client } from 'monapi'
+ * const client = new Client() // MONAPI_BASE_URL, MONAPI_CLIENT_ID, ... from the environment
+ * for await (const task of client.iterServiceTasks()) console.log(task.task_id, task.task_name)
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+import { fromNative } from './lib/errors.js'
+import native = require('./native.js')
+
+export { Client } from './lib/client.js'
+export { Emulator } from './lib/emulator.js'
+export type {
+  Counters,
+  EmulatorOptions,
+  FaultKind,
+  FaultSettings,
+  PastEndPage,
+  Quirks,
+  StoredServerTask,
+} from './lib/emulator.js'
+export { ERROR_CODES, MonapiError } from './lib/errors.js'
+export type { MonapiErrorCode, MonapiErrorFields, TaskFailure, ValidationProblem } from './lib/errors.js'
+export { Table } from './lib/table.js'
+export type { ColumnOf, TableField, TableSchema } from './lib/table.js'
+export type * from './lib/data.js'
+export type * from './lib/options.js'
+export type * from './lib/rows.js'
+
+/** Records per page of the service task list (50). */
+export const PAGE_SIZE: number = native.PAGE_SIZE
+
+/** The package version (the Cargo workspace version). */
+export const VERSION: string = native.version()
+
+// Not public API: the test suite reaches the native module's panic hooks through this.
+Object.defineProperty(exports, Symbol.for('monapi.internal'), {
+  value: Object.freeze({ native, fromNative }),
+})

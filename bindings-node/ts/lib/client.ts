@@ -1,0 +1,427 @@
+/** The client of the monitoring service. */
+
+import util = require('node:util')
+
+import { CALL_OPTIONS, id, isPlainObject, isUnset, numeric, options, params, parse, range, run, text } from './args.js'
+import type {
+  Agents,
+  CreatedTask,
+  Distribution,
+  Id,
+  JsonValue,
+  ServerTaskInput,
+  ServiceReport,
+  ServiceTask,
+  SiteReport,
+  Token,
+} from './data.js'
+import { invalid, invokeSync } from './errors.js'
+import type {
+  CallOptions,
+  ClientOptions,
+  DateRangeOptions,
+  Logger,
+  PageOptions,
+  RequestOptions,
+  SiteReportOptions,
+} from './options.js'
+import type { Tables } from './rows.js'
+import { TablesOf } from './tables.js'
+import { token } from './token.js'
+import native = require('../native.js')
+
+/** The options that are the package's own; every other one is a setting of the core's declaration. */
+const OWN_OPTIONS = ['token', 'onToken', 'logLevel', 'logger']
+
+/** Every option a client takes: the settings the core declares (by their JavaScript names), and the package's own. */
+export const CLIENT_OPTIONS: readonly string[] = Object.freeze([...native.settingNames(), ...OWN_OPTIONS])
+
+const LOGGER_METHODS = ['error', 'warn', 'info', 'debug'] as const
+
+/** The function the native side hands each log record to: the logger's method of its level. */
+function logSink(logger: Logger): (record: native.LogRecord) => void {
+  return (record) => {
+    try {
+      logger[record.level as keyof Logger](`monapi: ${record.message}`)
+    } catch {
+      // A logger that throws must not break the call that logs.
+    }
+  }
+}
+
+function warnCallback(error: unknown): void {
+  const detail = error instanceof Error ? error.message : String(error)
+  process.emitWarning(`monapi: the onToken callback failed: ${detail}`, { code: 'MONAPI_ON_TOKEN' })
+}
+
+/** Task objects as JSON; a bigint is written as its digits (the core reads numbers from text). */
+function tasksJson(tasks: unknown[]): string {
+  return JSON.stringify(tasks, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
+}
+
+/** The saved token of the `token` option, as the JSON the native side reads. */
+function savedToken(value: unknown): string | undefined {
+  if (isUnset(value)) return undefined
+  if (typeof value === 'string') return value
+  if (isPlainObject(value)) return JSON.stringify(value)
+  throw invalid('token', 'must be a token object (or its JSON) as returned by login() or client.token')
+}
+
+/**
+ * A client of the monitoring service. Safe under heavy concurrency: all calls share one
+ * connection pool and one token, and however many calls run at once, only one token request
+ * is in flight. Tokens look after themselves: the first call logs in, a token is renewed
+ * shortly before it expires, and a rejected one is renewed once and the call repeated once.
+ * Reads are retried after transient failures (a connection that failed or broke, a body cut
+ * short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON), honouring `Retry-After`.
+ *
+ * The HTTP work runs on a small native thread pool (one thread per core less one, at least
+ * one; set `MONAPI_NODE_THREADS` to change it); answers are parsed with `JSON.parse` on the
+ * main thread.
+ *
+ * @example
+ * ```js
+ * import { Client } from 'monapi'
+ * const client = new Client({
+ *   baseUrl: 'https://api.example.com',
+ *   clientId: 'demo_id',
+ *   clientSecret: process.env.MONAPI_CLIENT_SECRET,
+ *   username: 'test@example.com',
+ *   password: process.env.MONAPI_PASSWORD,
+ * })
+ * const agents = await client.agents()
+ * await client.close()
+ * ```
+ */
+export class Client {
+  #native: native.NativeClient
+  #tables: Tables
+
+  /**
+   * Builds a client; no request is made. Options not given are read from the `MONAPI_*`
+   * environment variables.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` naming the option at fault.
+   * @example
+   * ```js
+   * const client = new Client({ timeoutMs: 5000, onToken: (token) => save(token) })
+   * ```
+   */
+  constructor(options_?: ClientOptions) {
+    const given = options(options_, 'options', CLIENT_OPTIONS)
+    // Every other option is a setting, read by the core's declaration (its names, types and bounds).
+    const settings = Object.fromEntries(Object.entries(given).filter(([key]) => !OWN_OPTIONS.includes(key)))
+    const saved = savedToken(given.token)
+    const onToken = given.onToken
+    if (!isUnset(onToken) && typeof onToken !== 'function') throw invalid('onToken', 'must be a function')
+    const logger = (isUnset(given.logger) ? console : given.logger) as Logger
+    if (typeof logger !== 'object' || LOGGER_METHODS.some((m) => typeof logger[m] !== 'function')) {
+      throw invalid('logger', `must be an object with the methods ${LOGGER_METHODS.join(', ')} (like console)`)
+    }
+    let listener: ((json: string) => void) | undefined
+    if (typeof onToken === 'function') {
+      listener = (json) => {
+        try {
+          const result: unknown = onToken(token(json))
+          if (result instanceof Promise) result.then(undefined, warnCallback)
+        } catch (error) {
+          warnCallback(error)
+        }
+      }
+    }
+    const level = text(given.logLevel, 'logLevel')
+    this.#native = invokeSync(() => new native.NativeClient(settings, saved, level, listener, logSink(logger)))
+    this.#tables = new TablesOf(() => this.#open())
+  }
+
+  /**
+   * The calls that return the service's data as typed tables ({@link Tables}).
+   *
+   * @example
+   * ```js
+   * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01' })
+   * const values = report.column('value') // Float64Array
+   * ```
+   */
+  get tables(): Tables {
+    return this.#tables
+  }
+
+  /**
+   * The service's time zone ({@link ClientOptions.timezone}), e.g. `+08:00`.
+   *
+   * @example
+   * ```js
+   * console.log(client.timezone) // '+08:00'
+   * ```
+   */
+  get timezone(): string {
+    return invokeSync(() => this.#native.timezone)
+  }
+
+  #open(): native.NativeClient {
+    if (this.#native.closed) throw invalid('client', 'is closed: create a new Client')
+    return this.#native
+  }
+
+  /**
+   * The current token, or `null` before the first login (and after `close()`).
+   *
+   * @example
+   * ```js
+   * await client.login()
+   * fs.writeFileSync('token.json', JSON.stringify(client.token))
+   * ```
+   */
+  get token(): Token | null {
+    if (this.#native.closed) return null
+    const json = invokeSync(() => this.#native.token())
+    return json === null || json === undefined ? null : token(json)
+  }
+
+  /**
+   * The service's base URL.
+   *
+   * @example
+   * ```js
+   * console.log(client.baseUrl) // 'http://127.0.0.1:8080'
+   * ```
+   */
+  get baseUrl(): string {
+    return this.#native.baseUrl
+  }
+
+  /**
+   * Whether {@link Client.close} was called.
+   *
+   * @example
+   * ```js
+   * await client.close(); console.log(client.closed) // true
+   * ```
+   */
+  get closed(): boolean {
+    return this.#native.closed
+  }
+
+  /**
+   * Logs in with the password grant now and resolves with the new token. (Not needed before
+   * other calls: the first call logs in by itself.)
+   *
+   * @throws {MonapiError} `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `INVALID_INPUT` (no password).
+   * @example
+   * ```js
+   * const token = await client.login()
+   * console.log(`expires in ${token.expires_in} s`)
+   * ```
+   */
+  async login(options_?: CallOptions): Promise<Token> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return token(await run(o, (call) => n.login(call)))
+  }
+
+  /**
+   * Gets a new token with the refresh grant now and resolves with it.
+   *
+   * @throws {MonapiError} `AUTH_INVALID_GRANT` (refresh token refused), `INVALID_INPUT` (no token yet).
+   * @example
+   * ```js
+   * const token = await client.refresh()
+   * ```
+   */
+  async refresh(options_?: CallOptions): Promise<Token> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return token(await run(o, (call) => n.refresh(call)))
+  }
+
+  /**
+   * Creates server monitoring tasks in one batch. The whole batch is checked against the
+   * service's rules first (nothing is sent if a task fails one). A field left out takes the
+   * default of the Rust core's `ServerTask::new` (see {@link ServerTaskInput}). Never retried
+   * once it may have reached the service.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` with `errors` (every problem: `index`, `field`,
+   *   `rule`) and the first one's `index` and `field`; `PARTIAL_CREATE` with
+   *   `failedIndex`/`failedIndices` when some lines failed (all others were created).
+   * @example
+   * ```js
+   * const created = await client.createServerTasks([{
+   *   server_name: 'web-01', private_ip: '192.168.1.10', server_ip: '203.0.113.10',
+   *   server_systype: 0, frequency: 5, task_type: ['cpu', 'mem'],
+   * }])
+   * console.log(created[0].task_id)
+   * ```
+   */
+  async createServerTasks(tasks: ServerTaskInput[], options_?: CallOptions): Promise<CreatedTask[]> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    if (!Array.isArray(tasks)) throw invalid('tasks', 'must be an array of task objects')
+    let json: string
+    try {
+      json = tasksJson(tasks)
+    } catch (error) {
+      throw invalid('tasks', `cannot be converted to JSON: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    return parse(await run(o, (call) => n.createServerTasks(json, call)), 'createServerTasks')
+  }
+
+  /**
+   * One page (from 1) of the service task list; a page holds up to {@link PAGE_SIZE} tasks.
+   *
+   * @example
+   * ```js
+   * const firstPage = await client.serviceTasks()
+   * const second = await client.serviceTasks({ page: 2 })
+   * ```
+   */
+  async serviceTasks(options_?: PageOptions): Promise<ServiceTask[]> {
+    const n = this.#open()
+    const o = options(options_, 'options', ['page', ...CALL_OPTIONS])
+    const page = isUnset(o.page) ? 1 : (numeric(o.page) as number)
+    return parse(await run(o, (call) => n.serviceTasks(page, call)), 'serviceTasks')
+  }
+
+  /**
+   * Every service task, page after page (fetched as the iteration goes); stops after the
+   * first page with fewer than {@link PAGE_SIZE} tasks. An empty page, however the service
+   * writes it (`[]`, `{}` or `null`), ends the iteration.
+   *
+   * @throws {MonapiError} `DECODE` (with `endpoint`) when a page is neither a list nor empty.
+   * @example
+   * ```js
+   * for await (const task of client.iterServiceTasks()) {
+   *   console.log(task.task_id, task.task_type)
+   * }
+   * ```
+   */
+  async *iterServiceTasks(options_?: CallOptions): AsyncGenerator<ServiceTask, void, undefined> {
+    const o = options(options_, 'options', CALL_OPTIONS)
+    // The core says which page comes next (none after the last) and gives an empty page as [].
+    for (let page: number | null = 1; page !== null; ) {
+      const n = this.#open()
+      const at: number = page
+      const result = await run(o, (call) => n.serviceTaskPage(at, call))
+      yield* parse<ServiceTask[]>(result.body, 'serviceTasks')
+      page = result.next
+    }
+  }
+
+  /**
+   * The collector agents, keyed by agent id, with their plugins.
+   *
+   * @example
+   * ```js
+   * for (const [id, agent] of Object.entries(await client.agents())) {
+   *   console.log(id, agent.name, agent.plugin.length)
+   * }
+   * ```
+   */
+  async agents(options_?: CallOptions): Promise<Agents> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.agents(call)), 'agents')
+  }
+
+  /**
+   * The report of a service task over whole days (default: today).
+   *
+   * @throws {MonapiError} `API_ERROR` (e.g. status 404 for an unknown task), `INVALID_INPUT` (bad dates).
+   * @example
+   * ```js
+   * const report = await client.serviceReport('10001', { startDate: '2026-11-01', endDate: new Date() })
+   * for (const [series, records] of Object.entries(report)) console.log(series, records.length)
+   * ```
+   */
+  async serviceReport(taskId: Id, options_?: DateRangeOptions): Promise<ServiceReport> {
+    const n = this.#open()
+    const [o, start, end] = range(options_, 'options')
+    return parse(await run(o, (call) => n.serviceReport(id(taskId), start, end, call)), 'serviceReport')
+  }
+
+  /**
+   * The report of a site task: availability, faults and response times per monitoring point.
+   * `monitor` unset: all points (and the average `"0"`); `0`: only the average; `n`: point n.
+   *
+   * @example
+   * ```js
+   * const report = await client.siteReport(20001, { monitor: 0 })
+   * console.log(report['0'].name, Object.keys(report['0'].uprate).length)
+   * ```
+   */
+  async siteReport(taskId: Id, options_?: SiteReportOptions): Promise<SiteReport> {
+    const n = this.#open()
+    const [o, start, end] = range(options_, 'options', ['monitor'])
+    const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
+    return parse(await run(o, (call) => n.siteReport(id(taskId), start, end, monitor, call)), 'siteReport')
+  }
+
+  /**
+   * The response-time distribution of a site task over whole days (default: today).
+   *
+   * @example
+   * ```js
+   * const buckets = await client.responseTimeDistribution(20001, { startDate: '2026-11-20' })
+   * for (const b of Object.values(buckets)) console.log(`${b.start}-${b.end} ms: ${b.percent} %`)
+   * ```
+   */
+  async responseTimeDistribution(taskId: Id, options_?: DateRangeOptions): Promise<Distribution> {
+    const n = this.#open()
+    const [o, start, end] = range(options_, 'options')
+    const answer = await run(o, (call) => n.responseTimeDistribution(id(taskId), start, end, call))
+    return parse(answer, 'responseTimeDistribution')
+  }
+
+  /**
+   * Calls any operation of the service by its method and path, for those without a method of
+   * their own (the site task list, monitoring points, users, user groups...), with the same
+   * token management, retries of reads and errors as the other methods. Resolves with the
+   * answer's JSON exactly as the service sent it.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` (nothing sent) for a method other than GET or POST,
+   * a path that does not start with `/` or holds a host or query, or `access_token` given.
+   * @example
+   * ```js
+   * const sites = await client.request({ method: 'GET', path: '/v2/site/lists.json', query: { page: 1 } })
+   * ```
+   */
+  async request(options_: RequestOptions): Promise<JsonValue> {
+    const n = this.#open()
+    const o = options(options_, 'options', ['method', 'path', 'query', 'form', ...CALL_OPTIONS])
+    const method = text(o.method, 'method') ?? ''
+    const path = text(o.path, 'path') ?? ''
+    const query = params(o.query, 'query')
+    const form = params(o.form, 'form')
+    // The native side checks that the answer is JSON and names the call if it is not.
+    return JSON.parse(await run(o, (call) => n.request(method, path, query, form, call))) as JsonValue
+  }
+
+  /**
+   * Releases the client: later calls reject with `INVALID_INPUT`, and `onToken` is not called
+   * again. Calls already in flight finish.
+   *
+   * @example
+   * ```js
+   * try { await client.agents() } finally { await client.close() }
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#native.close()
+  }
+
+  /** What `console.log(client)` shows: never the token values, only whether there is one and when it expires. */
+  [util.inspect.custom](depth: number, inspectOptions: util.InspectOptionsStylized, inspect = util.inspect): string {
+    const n = this.#native
+    const expiresAt = n.tokenExpiresAt()
+    let shownToken: string | null = null
+    if (expiresAt !== null && expiresAt !== undefined) {
+      shownToken = `[redacted, expires ${new Date(expiresAt * 1000).toISOString()}]`
+    } else if (this.token !== null) shownToken = '[redacted]'
+    const shown = { baseUrl: n.baseUrl, clientId: n.clientId, username: n.username, token: shownToken, closed: n.closed }
+    return `Client ${inspect(shown, { ...inspectOptions, depth })}`
+  }
+}
+
+if (typeof Symbol.asyncDispose === 'symbol') {
+  ;(Client.prototype as unknown as Record<symbol, unknown>)[Symbol.asyncDispose] = Client.prototype.close
+}

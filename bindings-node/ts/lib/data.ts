@@ -1,0 +1,273 @@
+/**
+ * The service's data as it sends it (its own keys and values), and the task objects a create
+ * takes. Types only: nothing here exists at run time.
+ */
+
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * An OAuth token pair, as the token endpoint issued it, plus `expires_at` (when the access
+ * token expires, in unix seconds; stamped by the SDK on arrival). Save it and pass it back as
+ * the `token` option to resume without logging in again.
+ *
+ * It is a plain object (`JSON.stringify`, spreading and deep equality see only the fields
+ * below), but `console.log(token)` / `util.inspect(token)` show only its type and expiry,
+ * never the two secrets. What bypasses custom inspection prints everything: a copy made by
+ * spreading, `console.dir(token)`, `util.inspect(token, { customInspect: false })`.
+ *
+ * @example
+ * ```js
+ * const token = await client.login()
+ * console.log(token) // Token { token_type: 'bearer', expires_in: 3600, ..., access_token: '[redacted]', ... }
+ * fs.writeFileSync('token.json', JSON.stringify(token)) // the full token, to resume with
+ * ```
+ */
+export interface Token {
+  /** Sent as `access_token` with every call. A secret. */
+  access_token: string
+  /** Lifetime of the access token in seconds (3600 in the service's examples). */
+  expires_in: number
+  /** `"bearer"`. */
+  token_type: string
+  /** `null` in the service's answers. */
+  scope: JsonValue
+  /** Used to get a new access token without the password. A secret. */
+  refresh_token: string | null
+  /** When the access token expires (unix seconds); `null` for a saved token that lacks it. */
+  expires_at: number | null
+}
+
+/**
+ * A token to resume with (the `token` option of {@link Client}): a {@link Token} from
+ * `login()`, `refresh()`, `client.token` or `onToken`, or the token endpoint's answer saved
+ * as it came, without `expires_at` (such a token is used until the service rejects it, then
+ * renewed). Only `access_token` and `expires_in` are required; `expires_in` may be a string,
+ * as the service's documentation types it.
+ *
+ * @example
+ * ```js
+ * const saved = { access_token: 'a1', expires_in: 3600, token_type: 'bearer', scope: null, refresh_token: 'r1' }
+ * const client = new Client({ token: saved })
+ * ```
+ */
+export interface SavedToken {
+  /** A secret. */
+  access_token: string
+  expires_in: number | string
+  token_type?: string
+  scope?: JsonValue
+  /** A secret; without it the token cannot be refreshed. */
+  refresh_token?: string | null
+  /** Unix seconds; absent or `null` when not known. */
+  expires_at?: number | null
+}
+
+/** One service monitoring task of the service task list (all values are strings). */
+export interface ServiceTask {
+  /** Task id, e.g. `"10001"`; pass it to {@link Client.serviceReport}. */
+  task_id: string
+  task_name: string
+  /** Kind of service: apache, nginx, lighttpd, memcache, mongodb, mysql, redis, tomcat, ... */
+  task_type: string
+  /** Minutes between checks, e.g. `"5"`. */
+  frequency: string
+  /** Time of the last check, `YYYY-MM-DD HH:MM:SS`. */
+  last_check_time: string
+  /** Status text (the service's word for enabled is `启用`). */
+  task_status: string
+}
+
+/** A plugin of an agent. */
+export interface Plugin {
+  plugin_id: string
+  plugin_name: string
+  /** Put this value in {@link ServerTaskInput.plugin_task_uselist_id} to use the plugin. */
+  plugin_task_uselist_id: string
+}
+
+/** A collector agent. */
+export interface Agent {
+  name: string
+  /** Download addresses; each URL embeds a per-agent key. */
+  agentUrl: { windows: string; linux: string }
+  plugin: Plugin[]
+}
+
+/** The agent list: agent id to agent, in the service's order. */
+export interface Agents {
+  [agentId: string]: Agent
+}
+
+/**
+ * One check of a service report series: `time` (`HH:MM`, where the service sends one) and
+ * the series' fields, values as strings (e.g. `{ time: "00:05", rps: "12.50" }`).
+ */
+export interface ServiceRecord {
+  time?: string
+  [field: string]: string | undefined
+}
+
+/** The series of a service task report: series name to its records, one per check. */
+export interface ServiceReportSeries {
+  [series: string]: ServiceRecord[]
+}
+
+/**
+ * A service task report: series name (depends on the service type, e.g. `apache_rps`) to its
+ * records, one per check. An empty report may arrive as `[]` (the service is PHP, whose empty
+ * map is a JSON array); `Object.entries(report)` works on either form.
+ */
+export type ServiceReport = ServiceReportSeries | []
+
+/** Response times at one check (decimal strings; milliseconds, very likely). */
+export interface ResponseTime {
+  resptime_max: string
+  resptime_avg: string
+  resptime_min: string
+  resp_process_time: string
+  resp_connect_time: string
+  resp_dns_time: string
+  resp_download_time: string
+}
+
+/** One fault of a monitoring point (all strings). */
+export interface FaultRecord {
+  /** Unix timestamp. */
+  start_time: string
+  /** Unix timestamp, or a text meaning the fault has not ended. */
+  end_time: string
+  diff_time: string
+  fault_status: string
+  current_fault_period: string
+}
+
+/** The faults of a monitoring point: records under `"0"`, `"1"`, ... plus their `count`. */
+export interface Faults {
+  count: number
+  [index: string]: FaultRecord | number
+}
+
+/** The data of one monitoring point in a site report. */
+export interface MonitoringPoint {
+  /** Point name (`平均`, "average", for point `0`). */
+  name: string
+  /** Availability per check time (unix timestamp string). */
+  uprate: { [time: string]: { uprate: string } }
+  /** `null` when there was no fault. */
+  fault: Faults | null
+  /** Response times per check time (unix timestamp string). */
+  resptime: { [time: string]: ResponseTime }
+}
+
+/** A site task report: monitoring-point id to its data; `"0"` is the average of all points. */
+export interface SiteReport {
+  [pointId: string]: MonitoringPoint
+}
+
+/**
+ * A bucket of the response-time distribution. The service's examples send `start`, `end` and
+ * `count` as JSON numbers, its documentation calls them strings: either arrives as sent.
+ */
+export interface Bucket {
+  /** Bucket start, milliseconds (a number, or a string of digits). */
+  start: number | string
+  /** Bucket end, milliseconds (a number, or a string of digits). */
+  end: number | string
+  /** Checks whose response time fell in the bucket (a number, or a string of digits). */
+  count: number | string
+  /** Share of all checks, percent with two decimals, e.g. `"11.81"`. */
+  percent: string
+}
+
+/** The response-time distribution: bucket lower bound (ms, as a string) to bucket. */
+export interface Distribution {
+  [lowerBound: string]: Bucket
+}
+
+/** One created task of a create batch. */
+export interface CreatedTask {
+  /** The new task's id: a JSON number in the service's examples, possibly a string. */
+  task_id: number | string
+}
+
+/**
+ * An id: a whole number (above 0 for a task; `0` is the average monitoring point), a string of
+ * its digits (as the service sends them), or a bigint. A number past 2^53 - 1 is refused (it
+ * may have been rounded): give such an id as a string or a bigint.
+ */
+export type Id = number | string | bigint
+
+/** A day: a `Date` (its local calendar day) or a `"YYYY-MM-DD"` string. */
+export type Day = Date | string
+
+/** A `0`/`1` code, as a string or a number. */
+export type Flag = '0' | '1' | 0 | 1
+
+/** An indicator a server task can monitor. */
+export type Indicator =
+  | 'cpu'
+  | 'load'
+  | 'mem'
+  | 'netio'
+  | 'diskstore'
+  | 'procsum'
+  | 'diskio'
+  | 'cpu_windows'
+  | 'mem_windows'
+
+/** User ids: one comma-separated string, a number, or a list. */
+export type Ids = string | number | Array<string | number>
+
+/** `alert_setting` of a server task; a field left out takes its default (no recipients, scope 3). */
+export interface AlertSettingInput {
+  /** Alert channels, each with the user ids that receive that kind of alert. */
+  alert?: { email?: Ids; sms?: Ids; msn?: Ids; gtalk?: Ids; remind?: Ids }
+  /** `1` all enterprise users, `2` a user group, `3` only the creator (default), `4` selected users. */
+  scope?: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
+  /** The user group; required when `scope` is 2. */
+  organization?: string | number
+  /** The users; required when `scope` is 4. */
+  user_ids?: Ids
+}
+
+/**
+ * A server monitoring task for {@link Client.createServerTasks}, with the service's keys.
+ * Values may be given as strings (as the service takes them) or as numbers, bigints and
+ * booleans. Only `server_name`, `private_ip`, `server_ip` and `server_systype` are required:
+ * every other field left out takes the default of the Rust core's `ServerTask::new` (frequency
+ * 5, SNMP v2c on port 161 with community `public`, no agent plugins, alerts for the creator
+ * only, every indicator the system allows; the table is in that function's documentation).
+ * A key the service does not know is refused (a misspelt field would otherwise take its
+ * default unnoticed). The SDK checks every rule of the service before sending and names every
+ * problem (`err.errors`).
+ */
+export interface ServerTaskInput {
+  server_name: string
+  /** The server's IP address (IPv4 or IPv6). */
+  private_ip: string
+  /** The IP address SNMP is polled on. */
+  server_ip: string
+  /** `0` linux, `1` windows (or `"linux"`, `"windows"`). */
+  server_systype: Flag | 'linux' | 'windows'
+  /** Minutes between checks, 1 to 1440 (default 5). */
+  frequency?: number | string | bigint
+  /** SNMP port, 1 to 65535 (default 161). */
+  snmp_port?: number | string | bigint
+  /** `0` SNMP v2c (default; needs `snmp_comm`), `1` SNMP v3 (needs `snmp_user`, `snmp_pass`). */
+  snmp_v?: Flag | 'v2c' | 'v3'
+  /** Community (default `public`). */
+  snmp_comm?: string
+  snmp_user?: string
+  /** A secret: never printed by the SDK. */
+  snmp_pass?: string
+  /** `0` MD5 (default), `1` SHA. */
+  snmp_authtype?: Flag | 'md5' | 'sha'
+  /** Whether agent plugins are used (default no); when 1, `plugin_task_uselist_id` must name one. */
+  use_agent?: Flag | boolean
+  /** `plugin_task_uselist_id` values from {@link Client.agents}. */
+  plugin_task_uselist_id?: Ids
+  alert_setting?: AlertSettingInput
+  /** Indicators to monitor (default: every one the system type allows); each must be allowed for it. */
+  task_type?: Indicator[] | Indicator
+}

@@ -1,0 +1,506 @@
+/** The bundled emulator of the service, for tests and offline work. */
+
+import util = require('node:util')
+
+import { count, isUnset, numeric, options, text } from './args.js'
+import { Client, CLIENT_OPTIONS } from './client.js'
+import type { JsonValue } from './data.js'
+import { invalid, invoke, invokeSync } from './errors.js'
+import type { ClientOptions } from './options.js'
+import native = require('../native.js')
+
+/** A kind of injected fault. */
+export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropConnection' | 'truncatedBody' | 'malformedBody'
+
+/**
+ * Faults injected into the emulator's answers. `next` is served first, one fault per
+ * request in order; after it, each request gets a fault with the given share (0 to 1: the
+ * emulator refuses any other share, NaN included, with `INVALID_INPUT` naming it).
+ */
+export interface FaultSettings {
+  /** Share of answers `500 {"code":500,...}`. */
+  error500?: number
+  /** Share of answers `503 {"code":503,...}` with `Retry-After`. */
+  error503?: number
+  /** Share of answers `429 {"code":429,...}` with `Retry-After`. */
+  error429?: number
+  /** Value of `Retry-After` on 429 and 503, in seconds. */
+  retryAfterSecs?: number
+  /** Share of requests whose connection is closed without an answer. */
+  dropConnection?: number
+  /** Share of answers cut in half. */
+  truncatedBody?: number
+  /** Share of answers that are an HTML error page instead of JSON. */
+  malformedBody?: number
+  /** Faults for the next requests, in order. */
+  next?: FaultKind[]
+}
+
+/** A body for a service task list page past the last one: `[]`, `{}`, `null` or `{"code":0,"msg":"no more data"}`. */
+export type PastEndPage = 'array' | 'object' | 'null' | 'status'
+
+/**
+ * Answers shaped as the real service, a PHP application, may send them (PHP's `json_encode`
+ * writes an empty keyed array as `[]`). Each left out is off: the emulator's usual answers.
+ */
+export interface Quirks {
+  /** The body of a service task list page past the last one (default `'array'`: `[]`). */
+  pastEndPage?: PastEndPage
+  /** The account has no agents: the agent list is `[]` (and no plugin can be used by a created task). */
+  noAgents?: boolean
+  /**
+   * Every range has no checks: a service report and a distribution are `[]`; a site report keeps its
+   * points, each with `uprate: []`, `fault: []` and `resptime: []`.
+   */
+  noChecks?: boolean
+}
+
+/** Options of {@link Emulator.start}. */
+export interface EmulatorOptions {
+  /** Seed of the generated data (default 42). */
+  seed?: number | bigint
+  /** Lifetime of access tokens, in seconds, 0 to 2^32 - 1 (default 3600). */
+  tokenTtl?: number
+  /** Delay before every answer, in milliseconds, 0 to 2^31 - 1 (default 0). */
+  latencyMs?: number
+  /** Number of seeded service tasks, 0 to 100,000, ids from 10001 (default 120: three pages). */
+  serviceTasks?: number
+  /** Faults from the start (default none). */
+  faults?: FaultSettings
+  /**
+   * The time zone of its days, "today" and the `HH:MM` times of service reports, as an offset
+   * from UTC: `'+08:00'` (the service's, the default), `'-05:30'`, `'UTC'`.
+   */
+  timezone?: string
+  /** Quirks from the start (default none). */
+  quirks?: Quirks
+  /**
+   * Serve HTTPS, with a certificate signed by a private CA made at start (see
+   * {@link Emulator.caPem}); plain HTTP by default.
+   */
+  tls?: boolean
+}
+
+/** Request counters of an emulator (per endpoint, and `total`). */
+export interface Counters {
+  /** Token endpoint, any grant. */
+  token: number
+  token_password: number
+  token_refresh: number
+  create: number
+  service_tasks: number
+  agents: number
+  service_report: number
+  site_report: number
+  distribution: number
+  total: number
+  /** TCP connections accepted (HTTPS ones too, even when the client refused the certificate). */
+  connections: number
+  /** The most API requests in progress at once (from arrival to answer). */
+  peak_in_progress: number
+}
+
+/** A server task as the emulator stored it: the submitted object plus its `task_id`. */
+export interface StoredServerTask {
+  task_id: number
+  [field: string]: JsonValue
+}
+
+const FAULT_KEYS = [
+  'error500',
+  'error503',
+  'error429',
+  'retryAfterSecs',
+  'dropConnection',
+  'truncatedBody',
+  'malformedBody',
+  'next',
+]
+const FAULT_KINDS = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
+const SNAKE_KINDS = ['error_500', 'error_503', 'error_429', 'drop_connection', 'truncated_body', 'malformed_body']
+
+/** Fault settings for the native side (kinds by the emulator's names), which checks the shares. */
+function faultSettings(value: unknown, name: string): native.NativeFaults {
+  const o = options(value, name, FAULT_KEYS)
+  const out: Record<string, unknown> = {}
+  for (const key of FAULT_KEYS) {
+    const v = o[key]
+    if (isUnset(v)) continue
+    if (key === 'next') {
+      if (!Array.isArray(v)) throw invalid(`${name}.next`, 'must be an array of fault kinds')
+      out.next = v.map((kind: unknown, i) => {
+        const at = FAULT_KINDS.indexOf(kind as string)
+        const snakeAt = SNAKE_KINDS.indexOf(kind as string)
+        if (at < 0 && snakeAt < 0) {
+          throw invalid(`${name}.next[${i}]`, `must be one of ${FAULT_KINDS.join(', ')}`)
+        }
+        return SNAKE_KINDS[at < 0 ? snakeAt : at]
+      })
+    } else if (key === 'retryAfterSecs') {
+      // The native side holds it as a u32; the emulator sets no bound of its own.
+      out[key] = count(v, `${name}.${key}`, 0xffffffff)
+    } else {
+      if (typeof v !== 'number') throw invalid(`${name}.${key}`, 'must be a number (a share of requests)')
+      out[key] = v
+    }
+  }
+  return out as native.NativeFaults
+}
+
+/** Quirks for the native side, which checks the values against the emulator's rules. */
+function quirkSettings(value: unknown, name: string): native.NativeQuirks {
+  const o = options(value, name, ['pastEndPage', 'noAgents', 'noChecks'])
+  for (const key of ['noAgents', 'noChecks']) {
+    if (!isUnset(o[key]) && typeof o[key] !== 'boolean') throw invalid(`${name}.${key}`, 'must be a boolean')
+  }
+  return {
+    pastEndPage: text(o.pastEndPage, `${name}.pastEndPage`),
+    noAgents: isUnset(o.noAgents) ? undefined : (o.noAgents as boolean),
+    noChecks: isUnset(o.noChecks) ? undefined : (o.noChecks as boolean),
+  }
+}
+
+const DEMO = native.demoAccount()
+
+/** Makes an Emulator (set by the class, whose constructor is private). */
+let make: (handle: native.NativeEmulator) => Emulator
+
+/**
+ * The bundled emulator of the service, running in this process on 127.0.0.1 (a free port) on
+ * a thread of its own. It serves the demo account (`clientId`, `clientSecret`, `username`,
+ * `password`), seeded data (service tasks 10001..., site tasks 20001-20005) and test knobs.
+ * It does not keep Node alive; stop it with {@link Emulator.stop} (one that is forgotten is
+ * stopped when it is garbage-collected, without blocking the main thread).
+ *
+ * @example
+ * ```js
+ * import { Emulator } from 'monapi'
+ * const emulator = await Emulator.start()
+ * const client = emulator.client()
+ * console.log(Object.keys(await client.agents()))
+ * await emulator.stop()
+ * ```
+ */
+export class Emulator {
+  #native: native.NativeEmulator
+
+  static {
+    make = (handle) => new Emulator(handle)
+  }
+
+  private constructor(handle: native.NativeEmulator) {
+    if (!(handle instanceof native.NativeEmulator)) {
+      throw invalid('Emulator', 'is started with `await Emulator.start(options)`, not `new`')
+    }
+    this.#native = handle
+  }
+
+  /**
+   * Starts an emulator.
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ tokenTtl: 2, latencyMs: 10, serviceTasks: 100 })
+   * ```
+   */
+  static async start(options_?: EmulatorOptions): Promise<Emulator> {
+    const o = options(options_, 'options', [
+      'seed',
+      'tokenTtl',
+      'latencyMs',
+      'serviceTasks',
+      'faults',
+      'quirks',
+      'timezone',
+      'tls',
+    ])
+    if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
+    let seed: string | undefined
+    if (!isUnset(o.seed)) {
+      if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
+      else if (typeof o.seed === 'number' && Number.isSafeInteger(o.seed) && o.seed >= 0) seed = String(o.seed)
+      else throw invalid('seed', 'must be a non-negative integer (a number or a bigint)')
+    }
+    const config: native.NativeEmulatorOptions = {
+      seed,
+      tokenTtl: numeric(o.tokenTtl),
+      latencyMs: numeric(o.latencyMs),
+      // A u32 for the native side, which checks the emulator's own bound.
+      serviceTasks: count(o.serviceTasks, 'serviceTasks', 0xffffffff),
+      faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
+      quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
+      tls: o.tls as boolean | undefined,
+      timezone: text(o.timezone, 'timezone'),
+    }
+    const handle = invokeSync(() => native.NativeEmulator.start(config))
+    return make(handle)
+  }
+
+  /**
+   * `http://127.0.0.1:PORT`.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ baseUrl: emulator.baseUrl, clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
+   * ```
+   */
+  get baseUrl(): string {
+    return this.#native.baseUrl
+  }
+  /**
+   * The private CA's certificate (PEM text) when the emulator serves HTTPS (`tls: true`),
+   * else `null`. {@link Emulator.client} trusts it already.
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ tls: true })
+   * const client = new Client({ baseUrl: emulator.baseUrl, caBundle: Buffer.from(emulator.caPem), clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
+   * ```
+   */
+  get caPem(): string | null {
+    return this.#native.caPem ?? null
+  }
+  /**
+   * The path of a file holding {@link Emulator.caPem} (removed when the emulator stops), when
+   * it serves HTTPS, else `null`: give it as `caBundle` or `NODE_EXTRA_CA_CERTS`.
+   *
+   * @example
+   * ```js
+   * process.env.NODE_EXTRA_CA_CERTS = emulator.caPath // read by clients made after this
+   * ```
+   */
+  get caPath(): string | null {
+    return this.#native.caPath ?? null
+  }
+  /**
+   * The time zone of its days, as an offset from UTC (`'+08:00'` unless started with another).
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ timezone: 'UTC' })
+   * console.log(emulator.timezone) // '+00:00'
+   * ```
+   */
+  get timezone(): string {
+    return this.#native.timezone
+  }
+  /**
+   * The demo client id, `demo_id`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_CLIENT_ID = emulator.clientId
+   * ```
+   */
+  get clientId(): string {
+    return DEMO.clientId
+  }
+  /**
+   * The demo client secret, `demo_secret`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_CLIENT_SECRET = emulator.clientSecret
+   * ```
+   */
+  get clientSecret(): string {
+    return DEMO.clientSecret
+  }
+  /**
+   * The demo login, `test@example.com`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_USERNAME = emulator.username
+   * ```
+   */
+  get username(): string {
+    return DEMO.username
+  }
+  /**
+   * The demo password, `123456`.
+   *
+   * @example
+   * ```js
+   * process.env.MONAPI_PASSWORD = emulator.password
+   * ```
+   */
+  get password(): string {
+    return DEMO.password
+  }
+  /**
+   * Whether {@link Emulator.stop} was called.
+   *
+   * @example
+   * ```js
+   * await emulator.stop(); console.log(emulator.stopped) // true
+   * ```
+   */
+  get stopped(): boolean {
+    return this.#native.stopped
+  }
+
+  /**
+   * A snapshot of the request counters.
+   *
+   * @example
+   * ```js
+   * await client.agents()
+   * console.log(emulator.counters().agents) // 1
+   * ```
+   */
+  counters(): Counters {
+    return JSON.parse(invokeSync(() => this.#native.counters())) as Counters
+  }
+
+  /**
+   * Created server tasks as stored.
+   *
+   * @example
+   * ```js
+   * console.log(emulator.serverTasks().map((t) => t.server_name))
+   * ```
+   */
+  serverTasks(): StoredServerTask[] {
+    return JSON.parse(invokeSync(() => this.#native.serverTasks())) as StoredServerTask[]
+  }
+
+  /**
+   * Lifetime of access tokens issued from now on, in seconds (0 to 2^32 - 1).
+   *
+   * @example
+   * ```js
+   * emulator.setTokenTtl(1)
+   * ```
+   */
+  setTokenTtl(seconds: number): void {
+    const ttl = numeric(seconds)
+    if (ttl === undefined) throw invalid('seconds', 'is required')
+    invokeSync(() => this.#native.setTokenTtl(ttl))
+  }
+
+  /**
+   * Delay before every answer from now on, in milliseconds (0 to 2^31 - 1).
+   *
+   * @example
+   * ```js
+   * emulator.setLatency(2000) // provoke a TIMEOUT with timeoutMs: 300
+   * ```
+   */
+  setLatency(ms: number): void {
+    const latency = numeric(ms)
+    if (latency === undefined) throw invalid('ms', 'is required')
+    invokeSync(() => this.#native.setLatency(latency))
+  }
+
+  /**
+   * Replaces the fault settings.
+   *
+   * @example
+   * ```js
+   * emulator.setFaults({ next: ['error503', 'dropConnection'] }) // the next two requests fail
+   * emulator.setFaults({}) // no faults
+   * ```
+   */
+  setFaults(faults: FaultSettings): void {
+    const settings = faultSettings(faults, 'faults')
+    invokeSync(() => this.#native.setFaults(settings))
+  }
+
+  /**
+   * Replaces the quirks (those left out are off), from the next request on.
+   *
+   * @example
+   * ```js
+   * emulator.setQuirks({ pastEndPage: 'object', noAgents: true }) // page 4 is {}, the agent list []
+   * emulator.setQuirks({}) // no quirks
+   * ```
+   */
+  setQuirks(quirks: Quirks): void {
+    const settings = quirkSettings(quirks, 'quirks')
+    invokeSync(() => this.#native.setQuirks(settings))
+  }
+
+  /**
+   * Every access token issued so far expires now (refresh tokens stay valid).
+   *
+   * @example
+   * ```js
+   * emulator.expireTokens()
+   * await client.agents() // refreshes the token, then repeats the call
+   * ```
+   */
+  expireTokens(): void {
+    invokeSync(() => this.#native.expireTokens())
+  }
+
+  /**
+   * Every refresh token becomes invalid (the next refresh gets `invalid_grant`).
+   *
+   * @example
+   * ```js
+   * emulator.revokeRefreshTokens()
+   * ```
+   */
+  revokeRefreshTokens(): void {
+    invokeSync(() => this.#native.revokeRefreshTokens())
+  }
+
+  /**
+   * Back to the state at start: counters zero, knobs (faults and quirks included) as configured,
+   * created tasks gone, all tokens revoked.
+   *
+   * @example
+   * ```js
+   * emulator.reset()
+   * ```
+   */
+  reset(): void {
+    invokeSync(() => this.#native.reset())
+  }
+
+  /**
+   * A {@link Client} for the demo account of this emulator, with `overrides` applied.
+   *
+   * @example
+   * ```js
+   * const client = emulator.client({ timeoutMs: 300, maxRetries: 0 })
+   * ```
+   */
+  client(overrides?: ClientOptions): Client {
+    const o: ClientOptions = options(overrides, 'overrides', CLIENT_OPTIONS)
+    const base: ClientOptions = {
+      baseUrl: this.baseUrl,
+      clientId: DEMO.clientId,
+      clientSecret: DEMO.clientSecret,
+      username: DEMO.username,
+      password: DEMO.password,
+    }
+    if (this.caPath !== null) base.caBundle = this.caPath
+    if ('passwordMd5' in o && !('password' in o)) delete base.password
+    return new Client({ ...base, ...o })
+  }
+
+  /**
+   * Stops the server (in-flight requests get about a second) and waits for its thread.
+   * Calling it again does nothing.
+   *
+   * @example
+   * ```js
+   * await emulator.stop()
+   * ```
+   */
+  async stop(): Promise<void> {
+    await invoke(() => this.#native.stop())
+  }
+
+  /** What `console.log(emulator)` shows. */
+  [util.inspect.custom](depth: number, inspectOptions: util.InspectOptionsStylized, inspect = util.inspect): string {
+    const shown = { baseUrl: this.baseUrl, stopped: this.stopped }
+    return `Emulator ${inspect(shown, { ...inspectOptions, depth })}`
+  }
+}
+
+if (typeof Symbol.asyncDispose === 'symbol') {
+  ;(Emulator.prototype as unknown as Record<symbol, unknown>)[Symbol.asyncDispose] = Emulator.prototype.stop
+}

@@ -1,0 +1,147 @@
+/**
+ * The options of a client and of its calls. Types only: the settings are read by the Rust
+ * core's declaration (`monapi::settings`), which the suite checks `ClientOptions` against.
+ */
+
+import type { Day, Id, SavedToken, Token } from './data.js'
+
+/**
+ * Options of {@link Client}. Unset values fall back to the environment: `MONAPI_BASE_URL`,
+ * `MONAPI_CLIENT_ID`, `MONAPI_CLIENT_SECRET`, `MONAPI_USERNAME`, `MONAPI_PASSWORD`.
+ */
+export interface ClientOptions {
+  /** Where the service is, e.g. `https://api.example.com` (the `/v2/...` paths are added). */
+  baseUrl?: string
+  /** The registered client's id. */
+  clientId?: string
+  /** The registered client's secret. */
+  clientSecret?: string
+  /** The account login (an e-mail address). */
+  username?: string
+  /** The account password in plain text; the SDK sends its lowercase hex MD5. */
+  password?: string
+  /** The password already hashed: 32 hexadecimal characters (instead of `password`). */
+  passwordMd5?: string
+  /**
+   * A saved token to resume with: an object from `login()`/`client.token`/`onToken`, the
+   * token endpoint's answer as saved (without `expires_at`), or the JSON text of either.
+   */
+  token?: SavedToken | string | null
+  /**
+   * Called with every new token (login, refresh, re-login), e.g. to save it. It runs on the
+   * main thread shortly after the token arrives (possibly after the call that caused it has
+   * resolved); it never keeps the process alive and is not called after `close()`. A throw or
+   * a rejected Promise from it becomes a process warning (`MONAPI_ON_TOKEN`), not a crash.
+   */
+  onToken?: (token: Token) => void | Promise<void>
+  /** Overall timeout of one HTTP exchange, in milliseconds: more than 0, at most 2^31 - 1 (default 30000). */
+  timeoutMs?: number
+  /** Timeout for making a connection, in milliseconds: more than 0, at most 2^31 - 1 (default 10000). */
+  connectTimeoutMs?: number
+  /**
+   * Retries of a read after a transient failure (a connection that failed or broke, a body cut
+   * short, 429, 500, 502, 503, 504, a 2xx error page instead of JSON): 0 to 100 (default 2).
+   */
+  maxRetries?: number
+  /** The `User-Agent` header (default `monapi-node/<version>`). */
+  userAgent?: string
+  /**
+   * CA certificates to trust besides the system's store: the path of a PEM file, or the PEM
+   * text as a Buffer (a company's own CA, a TLS-inspecting proxy's). The files named by
+   * `MONAPI_CA_BUNDLE`, `SSL_CERT_FILE`, `NODE_EXTRA_CA_CERTS` and the directories of
+   * `SSL_CERT_DIR` are trusted too. A file that does not exist or holds no certificate is an
+   * `INVALID_INPUT` error at construction.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ caBundle: '/etc/company/ca.pem' }) // and MONAPI_* variables
+   * ```
+   */
+  caBundle?: string | Uint8Array
+  /**
+   * The proxy for every call (`http://` or `https://`, with `user:password@` if it needs them;
+   * HTTPS goes through it with `CONNECT`); `false` means no proxy even when the environment
+   * names one. Unset, the environment decides: `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+   * `NO_PROXY` (upper or lower case). The password never appears in an error or log.
+   */
+  proxy?: string | false
+  /**
+   * The most connections the client uses at once to the service, 1 to 10000 (default 100):
+   * at most this many calls are in flight, each on its own connection. Calls beyond it wait
+   * for a free connection; the wait counts toward `timeoutMs`.
+   */
+  maxConnections?: number
+  /**
+   * The service's time zone, as an offset from UTC (`+08:00`, `-05:30`, `UTC`); default
+   * `+08:00`, China Standard Time. It says which instant a report's day and `HH:MM` are, in
+   * the tables, and which day "today" is.
+   */
+  timezone?: string
+  /**
+   * How much the client logs to {@link ClientOptions.logger}: `'off'`, `'error'`, `'warn'`,
+   * `'info'` or `'debug'` (each request, retry and token renewal). Default: the
+   * `MONAPI_LOG` environment variable, else `'warn'`. Secrets never appear in a log line.
+   */
+  logLevel?: LogLevel
+  /**
+   * Receives the client's log lines (`monapi: ...`), each by the method of its level; default
+   * `console`. Lines arrive on the main thread shortly after the event; logging never blocks
+   * a call and never keeps the process alive.
+   */
+  logger?: Logger
+}
+
+/** A level of {@link ClientOptions.logLevel}. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug'
+
+/** Anything with console's logging methods (`console`, pino, winston...). */
+export interface Logger {
+  error(message: string): unknown
+  warn(message: string): unknown
+  info(message: string): unknown
+  debug(message: string): unknown
+}
+
+/**
+ * What every call takes besides its own options: a `signal` to abort it and its own timeout.
+ */
+export interface CallOptions {
+  /**
+   * Aborts the call: its Promise rejects at once with an `ABORTED` {@link MonapiError}, and
+   * the request in flight (for a bulk call, every task still to come) is dropped. A signal
+   * already aborted rejects before anything is sent.
+   */
+  signal?: AbortSignal
+  /** This call's timeout of each HTTP exchange, in milliseconds (instead of the client's `timeoutMs`). */
+  timeoutMs?: number
+}
+
+/** A period of whole days; an omitted date means the current day (the service's default). */
+export interface DateRangeOptions extends CallOptions {
+  startDate?: Day
+  endDate?: Day
+}
+
+/** Options of {@link Client.siteReport}. */
+export interface SiteReportOptions extends DateRangeOptions {
+  /** Unset: every monitoring point and the average; `0`: only the average; `n`: point `n`. */
+  monitor?: Id
+}
+
+/** Options of {@link Client.request}. */
+export interface RequestOptions extends CallOptions {
+  /** `GET` (retried as reads are) or `POST` (never repeated once it may have reached the service). */
+  method: 'GET' | 'POST' | 'get' | 'post'
+  /** The path under the base URL, e.g. `/v2/site/lists.json` (no scheme, host or query). */
+  path: string
+  /** Query parameters (never `access_token`: the client adds it). */
+  query?: Record<string, string | number | bigint>
+  /** Form fields of a POST (`application/x-www-form-urlencoded`). */
+  form?: Record<string, string | number | bigint>
+}
+
+/** Options of {@link Client.serviceTasks}. */
+export interface PageOptions extends CallOptions {
+  /** Page number, from 1 (default 1); a page holds up to {@link PAGE_SIZE} tasks. */
+  page?: number
+}
