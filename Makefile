@@ -38,7 +38,8 @@ rust-package:
 	CARGO="$(CARGO)" scripts/check-crates.sh
 
 ## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors;
-## the core also without its arrow feature, which then pulls in no arrow crate; actionlint on the workflows
+## the core also without its arrow feature, which then pulls in no arrow crate; no import circle
+## in any crate (scripts/check-imports.py); actionlint on the workflows
 lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -47,6 +48,8 @@ lint: python-env
 	# The benchmark-only code of the Python binding (never in a shipped wheel).
 	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
+	# No file of a crate uses another that uses it back (ARCHITECTURE.md, invariants).
+	$(PY) scripts/check-imports.py core emulator cli bindings-python bindings-node bench/soak
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
 
 ## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use md5::{Digest, Md5};
 
-use crate::transport::{Prepared, Retry, Transport};
+use crate::request::{Prepared, Retry};
+use crate::transport::Transport;
 use crate::{Endpoint, Error, Method, Result, Secret, Token};
 
 /// Called with every new token (login, refresh, re-login), so it can be saved.

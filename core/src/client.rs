@@ -3,13 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use futures::{Stream, TryStreamExt};
-
 use crate::auth::Auth;
 use crate::model::{
     Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask, SiteReport,
 };
-use crate::pages::{TaskPage, TaskPages};
 use crate::settings::Settings;
 use crate::transport::{RawResponse, Transport};
 use crate::{Request, Result, Token};
@@ -196,31 +193,6 @@ impl Client {
     /// service wrote it (`[]`, `{}` or `null`).
     pub async fn service_tasks(&self, page: u32) -> Result<Vec<ServiceTask>> {
         self.execute(&Request::ServiceTasks { page }).await?.json()
-    }
-
-    /// One page of the service task list as it was sent (an empty page as `[]`), with the
-    /// number of tasks it holds and the page after it, if any.
-    pub async fn service_task_page(&self, page: u32) -> Result<TaskPage> {
-        let response = self.execute(&Request::ServiceTasks { page }).await?;
-        Ok(TaskPage::new(page, response))
-    }
-
-    /// Every page of the service task list in turn: see [`TaskPages`].
-    pub fn service_task_pages(&self) -> TaskPages {
-        TaskPages::new(self.clone())
-    }
-
-    /// Every service task, page after page (see [`TaskPages`] for where it ends). Pages are
-    /// fetched as the stream is read.
-    pub fn service_tasks_all(&self) -> impl Stream<Item = Result<ServiceTask>> + Send + 'static {
-        futures::stream::try_unfold(self.service_task_pages(), |mut pages| async move {
-            let Some(page) = pages.next().await? else {
-                return Ok(None);
-            };
-            let tasks: Vec<ServiceTask> = page.response().json()?;
-            Ok(Some((futures::stream::iter(tasks.into_iter().map(Ok)), pages)))
-        })
-        .try_flatten()
     }
 
     /// The collector agents, keyed by agent id, with their plugins.

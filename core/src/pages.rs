@@ -1,9 +1,12 @@
 //! The service task list, page by page: where it ends is decided here, once, for the typed
 //! stream, the Python and Node iterators and the command line.
 
+use futures::{Stream, TryStreamExt};
+
+use crate::model::ServiceTask;
 use crate::shape::count_items;
 use crate::transport::RawResponse;
-use crate::{Client, Result};
+use crate::{Client, Request, Result};
 
 /// Records per page of the service task list.
 pub const PAGE_SIZE: usize = 50;
@@ -121,5 +124,33 @@ impl TaskPages {
         let page = self.client.service_task_page(number).await?;
         self.next = page.next();
         Ok(Some(page))
+    }
+}
+
+/// The paged service task list (the rule of where it ends is [`TaskPage::next`]).
+impl Client {
+    /// One page of the service task list as it was sent (an empty page as `[]`), with the
+    /// number of tasks it holds and the page after it, if any.
+    pub async fn service_task_page(&self, page: u32) -> Result<TaskPage> {
+        let response = self.execute(&Request::ServiceTasks { page }).await?;
+        Ok(TaskPage::new(page, response))
+    }
+
+    /// Every page of the service task list in turn: see [`TaskPages`].
+    pub fn service_task_pages(&self) -> TaskPages {
+        TaskPages::new(self.clone())
+    }
+
+    /// Every service task, page after page (see [`TaskPages`] for where it ends). Pages are
+    /// fetched as the stream is read.
+    pub fn service_tasks_all(&self) -> impl Stream<Item = Result<ServiceTask>> + Send + 'static {
+        futures::stream::try_unfold(self.service_task_pages(), |mut pages| async move {
+            let Some(page) = pages.next().await? else {
+                return Ok(None);
+            };
+            let tasks: Vec<ServiceTask> = page.response().json()?;
+            Ok(Some((futures::stream::iter(tasks.into_iter().map(Ok)), pages)))
+        })
+        .try_flatten()
     }
 }

@@ -3,10 +3,10 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::input;
 use crate::model::{DateRange, Monitor, ServerTask};
-use crate::transport::{Prepared, Retry};
 use crate::{Endpoint, Error, Result};
 
 /// One operation of the service, for [`Client::execute`](crate::Client::execute) (the typed
@@ -264,6 +264,49 @@ fn check_raw(
         return fail("form", "is sent only with POST");
     }
     Ok(())
+}
+
+/// A request ready to send: everything but the access token.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub endpoint: Endpoint,
+    pub method: Method,
+    pub path: String,
+    pub query: Vec<(std::borrow::Cow<'static, str>, String)>,
+    /// `application/x-www-form-urlencoded` body, for POSTs.
+    pub form: Option<String>,
+    /// Lines in a create batch (to report a partial failure).
+    pub batch_len: usize,
+    /// The overall timeout of each exchange of this call, when it is not the client's
+    /// ([`Client::with_timeout`](crate::Client::with_timeout)).
+    pub timeout: Option<Duration>,
+    /// After which failures the request may be sent again.
+    pub retry: Retry,
+}
+
+/// After which failures a request may be sent again (always only while retries remain).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Reads, and the password grant (a second login only issues another token pair): after
+    /// every transient failure (see [`Failure::transient`]).
+    Transient,
+    /// The refresh grant: the service may retire the refresh token as soon as it handles the
+    /// request, so only when it cannot have handled it (never sent, or answered 429 or 503,
+    /// which say it did not) is the same refresh token sent again.
+    Refused,
+    /// Writes (a create, a raw POST): only when the request never left this machine.
+    Unsent,
+}
+
+impl Retry {
+    /// The rule of an operation: reads are repeated, writes only when never sent.
+    pub fn of(endpoint: &Endpoint) -> Retry {
+        if endpoint.is_idempotent() {
+            Retry::Transient
+        } else {
+            Retry::Unsent
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Config, ConfigError, FaultKind, Faults, Quirks};
+use crate::config::{Config, ConfigError, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
 use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
 use crate::state::{World, FIRST_SERVER_TASK};
@@ -149,9 +149,6 @@ pub(crate) struct Issued {
 // Above this many stored access tokens, expired ones are forgotten (they then read as
 // invalid rather than expired), so long benchmarks do not grow the map without bound.
 const ACCESS_TOKENS_KEPT: usize = 10_000;
-/// The longest token lifetime the emulator issues (2^32 - 1 seconds, about 136 years);
-/// longer settings are cut to it.
-pub const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
 
 pub(crate) struct App {
     /// The zone of the emulator's days (fixed at start: the task list is built in it).

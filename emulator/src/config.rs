@@ -140,6 +140,10 @@ pub const LONGEST_LATENCY: Duration = Duration::from_millis(i32::MAX as u64);
 /// The most service tasks the emulator seeds (2,000 list pages; the lists are built at start).
 pub const MOST_SERVICE_TASKS: usize = 100_000;
 
+/// The longest token lifetime the emulator issues (2^32 - 1 seconds, about 136 years);
+/// longer settings are cut to it.
+pub const LONGEST_TOKEN_TTL: Duration = Duration::from_secs(u32::MAX as u64);
+
 /// Refuses a latency above [`LONGEST_LATENCY`], naming `field`.
 pub(crate) fn check_latency(field: &str, latency: Duration) -> Result<(), ConfigError> {
     if latency > LONGEST_LATENCY {
@@ -201,7 +205,7 @@ pub fn latency(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, Conf
 }
 
 /// A token lifetime given as a number of `unit`s by a language's option, from 0 to
-/// [`LONGEST_TOKEN_TTL`](crate::LONGEST_TOKEN_TTL); anything else is refused as by [`latency`].
+/// [`LONGEST_TOKEN_TTL`]; anything else is refused as by [`latency`].
 ///
 /// ```
 /// use monapi_emulator::{token_ttl, TimeUnit};
@@ -210,7 +214,7 @@ pub fn latency(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, Conf
 /// assert_eq!(error.rule(), "must be a number of seconds from 0 to 4294967295 (about 136.1 years)");
 /// ```
 pub fn token_ttl(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, ConfigError> {
-    duration_setting(field, value, unit, crate::LONGEST_TOKEN_TTL)
+    duration_setting(field, value, unit, LONGEST_TOKEN_TTL)
 }
 
 /// `value` `unit`s as a duration, for `value` from 0 to `longest`; anything else (negative,
