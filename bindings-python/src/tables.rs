@@ -346,8 +346,7 @@ macro_rules! tables_methods {
             /// >>> week = client.tables.service_reports(start_date="2026-11-01", end_date="2026-11-07",
             /// ...                                      progress=True)
             /// >>> week.to_pandas().groupby(["task_id", "metric"])["value"].max()
-            #[pyo3(signature = (task_ids=None, *, start_date=None, end_date=None, concurrency=None,
-                                                progress=None, errors="raise"))]
+            #[pyo3(signature = (task_ids=None, *, start_date=None, end_date=None, concurrency=None, progress=None, errors="raise"))]
             #[allow(clippy::too_many_arguments)]
             fn service_reports(
                 &self,
@@ -388,8 +387,7 @@ macro_rules! tables_methods {
             /// --------
             /// >>> site = client.tables.site_reports([20001, 20002], start_date="2026-11-01")
             /// >>> site.faults.to_pandas()
-            #[pyo3(signature = (task_ids, *, start_date=None, end_date=None, monitor=None,
-                                                concurrency=None, progress=None, errors="raise"))]
+            #[pyo3(signature = (task_ids, *, start_date=None, end_date=None, monitor=None, concurrency=None, progress=None, errors="raise"))]
             #[allow(clippy::too_many_arguments)]
             fn site_reports(
                 &self,
