@@ -5,7 +5,7 @@
 //! `NativeEmulator`) take and return strings of JSON and plain values, and every error leaves
 //! as a JavaScript `Error` whose code and fields are properties (see [`errors`]), which the
 //! layer makes a `MonapiError`. No panic crosses into JavaScript: each entry point runs under
-//! a guard ([`boundary`]), so a bug is an `INTERNAL` error instead of an abort of Node.
+//! a guard (`boundary.rs`), so a bug is an `INTERNAL` error instead of an abort of Node.
 
 #![deny(clippy::all)]
 
