@@ -112,7 +112,7 @@ impl Client {
     }
 
     /// The time zone of the service's days and clock times (see
-    /// [`ClientBuilder::timezone`]).
+    /// [`ClientBuilder::timezone`](crate::ClientBuilder::timezone)).
     pub fn timezone(&self) -> chrono::FixedOffset {
         self.inner.settings.timezone
     }
