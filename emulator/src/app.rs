@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::config::{Config, ConfigError, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
 use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
-use crate::state::{World, FIRST_SERVER_TASK};
+use crate::state::{World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK};
 
 /// Requests received per API endpoint since start or the last reset, counted before
 /// latency, faults and validation (so faulted and failed requests count too).
@@ -44,6 +44,18 @@ pub struct Counters {
     pub site_report: u64,
     /// `GET /v2/site/respose_time_distribute/{id}.json`.
     pub distribution: u64,
+    /// `GET /v2/site/lists.json`.
+    pub site_tasks: u64,
+    /// `GET /v2/site/info/{id}.json`.
+    pub site_task: u64,
+    /// `GET /v2/site/monitors.json`.
+    pub monitors: u64,
+    /// `GET /v2/user/lists.json`.
+    pub users: u64,
+    /// `GET /v2/user/organization.json`.
+    pub groups: u64,
+    /// `POST /v2/service/create.json`.
+    pub create_service: u64,
     /// All API endpoints together (never `/_emulator/`).
     pub total: u64,
     /// TCP connections accepted (HTTPS ones too, even when the client then refuses the
@@ -72,6 +84,12 @@ pub(crate) enum Endpoint {
     ServiceReport,
     SiteReport,
     Distribution,
+    SiteTasks,
+    SiteTask,
+    Monitors,
+    Users,
+    Groups,
+    CreateService,
 }
 
 #[derive(Default)]
@@ -85,6 +103,12 @@ struct AtomicCounters {
     service_report: AtomicU64,
     site_report: AtomicU64,
     distribution: AtomicU64,
+    site_tasks: AtomicU64,
+    site_task: AtomicU64,
+    monitors: AtomicU64,
+    users: AtomicU64,
+    groups: AtomicU64,
+    create_service: AtomicU64,
     total: AtomicU64,
     connections: AtomicU64,
     peak_in_progress: AtomicU64,
@@ -93,7 +117,7 @@ struct AtomicCounters {
 }
 
 impl AtomicCounters {
-    fn all(&self) -> [&AtomicU64; 12] {
+    fn all(&self) -> [&AtomicU64; 18] {
         [
             &self.token,
             &self.token_password,
@@ -104,6 +128,12 @@ impl AtomicCounters {
             &self.service_report,
             &self.site_report,
             &self.distribution,
+            &self.site_tasks,
+            &self.site_task,
+            &self.monitors,
+            &self.users,
+            &self.groups,
+            &self.create_service,
             &self.total,
             &self.connections,
             &self.peak_in_progress,
@@ -114,35 +144,60 @@ impl AtomicCounters {
 /// The settings that can change at run time.
 pub(crate) struct Knobs {
     pub(crate) token_ttl: Duration,
+    pub(crate) refresh_token_ttl: Duration,
     pub(crate) latency: Duration,
     pub(crate) faults: Faults,
     pub(crate) quirks: Quirks,
     fault_rng: SplitMix,
 }
 
+/// The knobs as configured at start (what `reset` restores).
+#[derive(Clone)]
+struct Initial {
+    token_ttl: Duration,
+    refresh_token_ttl: Duration,
+    latency: Duration,
+    faults: Faults,
+    quirks: Quirks,
+}
+
 #[derive(Default)]
 struct Tokens {
     /// Access token -> moment it expires.
     access: HashMap<String, Instant>,
-    /// Live refresh token -> client it was issued to.
-    refresh: HashMap<String, String>,
+    /// Live refresh token -> client it was issued to, and when it expires.
+    refresh: HashMap<String, (String, Instant)>,
 }
 
 struct Created {
     next_id: u64,
     tasks: Vec<Value>,
+    /// Created service tasks, with their ids (from after the seeded ones' range).
+    next_service_id: u64,
+    service_tasks: Vec<Value>,
 }
 
-/// Why an access token was refused.
+impl Created {
+    fn new() -> Created {
+        Created {
+            next_id: FIRST_SERVER_TASK,
+            tasks: Vec::new(),
+            next_service_id: FIRST_CREATED_SERVICE_TASK,
+            service_tasks: Vec::new(),
+        }
+    }
+}
+
+/// Why an access or refresh token was refused.
 pub(crate) enum TokenProblem {
     Invalid,
     Expired,
 }
 
-/// A fresh token pair.
+/// A fresh access token, and a refresh token when one was issued.
 pub(crate) struct Issued {
     pub(crate) access_token: String,
-    pub(crate) refresh_token: String,
+    pub(crate) refresh_token: Option<String>,
     pub(crate) expires_in: u64,
 }
 
@@ -159,7 +214,7 @@ pub(crate) struct App {
     /// (username, lowercase MD5 hex of the password).
     users: Vec<(String, String)>,
     /// The settings of [`Knobs`] as configured, for `reset`.
-    initial: (Duration, Duration, Faults, Quirks),
+    initial: Initial,
     knobs: Mutex<Knobs>,
     tokens: Mutex<Tokens>,
     created: Mutex<Created>,
@@ -191,24 +246,23 @@ impl App {
                 .iter()
                 .map(|(name, password)| (name.clone(), md5_hex(password)))
                 .collect(),
-            initial: (
-                config.token_ttl,
-                config.latency,
-                config.faults.clone(),
-                config.quirks,
-            ),
+            initial: Initial {
+                token_ttl: config.token_ttl,
+                refresh_token_ttl: config.refresh_token_ttl,
+                latency: config.latency,
+                faults: config.faults.clone(),
+                quirks: config.quirks,
+            },
             knobs: Mutex::new(Knobs {
                 token_ttl: config.token_ttl,
+                refresh_token_ttl: config.refresh_token_ttl,
                 latency: config.latency,
                 faults: config.faults.clone(),
                 quirks: config.quirks,
                 fault_rng: fault_rng(config.seed),
             }),
             tokens: Mutex::default(),
-            created: Mutex::new(Created {
-                next_id: FIRST_SERVER_TASK,
-                tasks: Vec::new(),
-            }),
+            created: Mutex::new(Created::new()),
             counters: AtomicCounters::default(),
         }
     }
@@ -223,6 +277,12 @@ impl App {
             Endpoint::ServiceReport => &c.service_report,
             Endpoint::SiteReport => &c.site_report,
             Endpoint::Distribution => &c.distribution,
+            Endpoint::SiteTasks => &c.site_tasks,
+            Endpoint::SiteTask => &c.site_task,
+            Endpoint::Monitors => &c.monitors,
+            Endpoint::Users => &c.users,
+            Endpoint::Groups => &c.groups,
+            Endpoint::CreateService => &c.create_service,
         };
         counter.fetch_add(1, Ordering::Relaxed);
         c.total.fetch_add(1, Ordering::Relaxed);
@@ -250,6 +310,12 @@ impl App {
             service_report: get(&c.service_report),
             site_report: get(&c.site_report),
             distribution: get(&c.distribution),
+            site_tasks: get(&c.site_tasks),
+            site_task: get(&c.site_task),
+            monitors: get(&c.monitors),
+            users: get(&c.users),
+            groups: get(&c.groups),
+            create_service: get(&c.create_service),
             total: get(&c.total),
             connections: get(&c.connections),
             peak_in_progress: get(&c.peak_in_progress),
@@ -320,18 +386,16 @@ impl App {
     pub(crate) fn reset(&self) {
         {
             let mut knobs = self.knobs();
-            let (ttl, latency, faults, quirks) = self.initial.clone();
-            knobs.token_ttl = ttl;
-            knobs.latency = latency;
-            knobs.faults = faults;
-            knobs.quirks = quirks;
+            let initial = self.initial.clone();
+            knobs.token_ttl = initial.token_ttl;
+            knobs.refresh_token_ttl = initial.refresh_token_ttl;
+            knobs.latency = initial.latency;
+            knobs.faults = initial.faults;
+            knobs.quirks = initial.quirks;
             knobs.fault_rng = fault_rng(self.world.seed);
         }
         *lock(&self.tokens) = Tokens::default();
-        *lock(&self.created) = Created {
-            next_id: FIRST_SERVER_TASK,
-            tasks: Vec::new(),
-        };
+        *lock(&self.created) = Created::new();
         self.counters
             .all()
             .iter()
@@ -349,35 +413,56 @@ impl App {
             .any(|(n, md5)| n == name && md5.eq_ignore_ascii_case(password_md5))
     }
 
-    pub(crate) fn issue(&self, client_id: &str) -> Issued {
+    /// A new access token for `client_id`, with a new refresh token when `with_refresh` (the
+    /// password grant, or a refresh under the `rotating_refresh_tokens` quirk).
+    pub(crate) fn issue(&self, client_id: &str, with_refresh: bool) -> Issued {
         // A lifetime past any test's horizon is "never expires", not an Instant overflow.
-        let ttl = self.knobs().token_ttl.min(LONGEST_TOKEN_TTL);
+        let (ttl, refresh_ttl) = {
+            let knobs = self.knobs();
+            (
+                knobs.token_ttl.min(LONGEST_TOKEN_TTL),
+                knobs.refresh_token_ttl.min(LONGEST_TOKEN_TTL),
+            )
+        };
         let issued = Issued {
             access_token: random_token(),
-            refresh_token: random_token(),
+            refresh_token: with_refresh.then(random_token),
             expires_in: ttl.as_secs(),
         };
         let now = Instant::now();
         let mut tokens = lock(&self.tokens);
         if tokens.access.len() >= ACCESS_TOKENS_KEPT {
             tokens.access.retain(|_, expires| *expires > now);
+            tokens.refresh.retain(|_, (_, expires)| *expires > now);
         }
         tokens.access.insert(issued.access_token.clone(), now + ttl);
-        tokens
-            .refresh
-            .insert(issued.refresh_token.clone(), client_id.to_string());
+        if let Some(refresh) = &issued.refresh_token {
+            tokens
+                .refresh
+                .insert(refresh.clone(), (client_id.to_string(), now + refresh_ttl));
+        }
         issued
     }
 
-    /// Retires `refresh_token` if it is live and was issued to `client_id`.
-    pub(crate) fn take_refresh(&self, refresh_token: &str, client_id: &str) -> bool {
+    /// Checks a refresh token for `client_id`: live and issued to it. With `retire` (the
+    /// `rotating_refresh_tokens` quirk) it cannot be used again.
+    pub(crate) fn use_refresh(
+        &self,
+        refresh_token: &str,
+        client_id: &str,
+        retire: bool,
+    ) -> Result<(), TokenProblem> {
         let mut tokens = lock(&self.tokens);
         match tokens.refresh.get(refresh_token) {
-            Some(owner) if owner == client_id => {
-                tokens.refresh.remove(refresh_token);
-                true
+            Some((owner, _)) if owner != client_id => Err(TokenProblem::Invalid),
+            None => Err(TokenProblem::Invalid),
+            Some((_, expires)) if *expires <= Instant::now() => Err(TokenProblem::Expired),
+            Some(_) => {
+                if retire {
+                    tokens.refresh.remove(refresh_token);
+                }
+                Ok(())
             }
-            _ => false,
         }
     }
 
@@ -402,6 +487,16 @@ impl App {
         lock(&self.tokens).refresh.clear();
     }
 
+    /// Every refresh token issued so far expires now (a refresh with one is refused with
+    /// "Refresh token has expired").
+    pub(crate) fn expire_refresh_tokens(&self) {
+        let now = Instant::now();
+        lock(&self.tokens)
+            .refresh
+            .values_mut()
+            .for_each(|(_, expires)| *expires = now);
+    }
+
     /// Stores validated tasks, giving each the next id.
     pub(crate) fn store_tasks(&self, tasks: Vec<Value>) -> Vec<u64> {
         let mut created = lock(&self.created);
@@ -421,6 +516,27 @@ impl App {
 
     pub(crate) fn server_tasks(&self) -> Vec<Value> {
         lock(&self.created).tasks.clone()
+    }
+
+    /// Stores validated service tasks, giving each the next id.
+    pub(crate) fn store_service_tasks(&self, tasks: Vec<Value>) -> Vec<u64> {
+        let mut created = lock(&self.created);
+        tasks
+            .into_iter()
+            .map(|mut task| {
+                let id = created.next_service_id;
+                created.next_service_id += 1;
+                if let Value::Object(fields) = &mut task {
+                    fields.insert("task_id".into(), id.into());
+                }
+                created.service_tasks.push(task);
+                id
+            })
+            .collect()
+    }
+
+    pub(crate) fn created_service_tasks(&self) -> Vec<Value> {
+        lock(&self.created).service_tasks.clone()
     }
 }
 

@@ -62,7 +62,10 @@ pub(crate) async fn token(State(app): State<Arc<App>>, headers: HeaderMap, body:
             "The client credentials are invalid",
         );
     }
-    if grant_type == "password" {
+    // The library's defaults: a password login issues a refresh token; a refresh issues a
+    // new access token only, and the refresh token stays valid until it expires (unless the
+    // `rotating_refresh_tokens` quirk asks for a new one each time).
+    let with_refresh = if grant_type == "password" {
         let (Some(username), Some(password)) = (field("username"), field("password")) else {
             return invalid_request("Missing parameters: \"username\" and \"password\" required");
         };
@@ -73,25 +76,37 @@ pub(crate) async fn token(State(app): State<Arc<App>>, headers: HeaderMap, body:
                 "Invalid username and password combination",
             );
         }
+        true
     } else {
         let Some(refresh_token) = field("refresh_token") else {
             return invalid_request("Missing parameter: \"refresh_token\" is required");
         };
-        if !app.take_refresh(refresh_token, client_id) {
-            return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "Invalid refresh token");
+        let rotating = app.quirks().rotating_refresh_tokens;
+        match app.use_refresh(refresh_token, client_id, rotating) {
+            Ok(()) => rotating,
+            Err(TokenProblem::Invalid) => {
+                return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "Invalid refresh token")
+            }
+            Err(TokenProblem::Expired) => {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_grant",
+                    "Refresh token has expired",
+                )
+            }
         }
+    };
+    let issued = app.issue(client_id, with_refresh);
+    let mut answer = json!({
+        "access_token": issued.access_token,
+        "expires_in": issued.expires_in,
+        "token_type": "bearer",
+        "scope": null,
+    });
+    if let Some(refresh_token) = issued.refresh_token {
+        answer["refresh_token"] = refresh_token.into();
     }
-    let issued = app.issue(client_id);
-    php_json(
-        StatusCode::OK,
-        &json!({
-            "access_token": issued.access_token,
-            "expires_in": issued.expires_in,
-            "token_type": "bearer",
-            "scope": null,
-            "refresh_token": issued.refresh_token,
-        }),
-    )
+    php_json(StatusCode::OK, &answer)
 }
 
 /// Checks the `access_token` query parameter of the other endpoints.

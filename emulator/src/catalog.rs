@@ -272,16 +272,120 @@ pub(crate) const LINUX_INDICATORS: &[&str] =
 pub(crate) const WINDOWS_INDICATORS: &[&str] =
     &["cpu_windows", "mem_windows", "netio", "diskstore", "procsum"];
 
-/// The account's monitoring points: id and name (city + carrier). Site tasks use subsets.
-pub(crate) const POINTS: &[(u32, &str)] = &[
-    (1, "北京电信"),
-    (2, "上海联通"),
-    (3, "广州移动"),
-    (4, "深圳电信"),
-    (5, "杭州联通"),
-    (6, "成都电信"),
-    (7, "武汉移动"),
-    (8, "西安联通"),
+/// A monitoring point of the account (the monitoring point list; site tasks use subsets).
+pub(crate) struct Point {
+    pub(crate) id: u32,
+    /// City and carrier, as the service names its points.
+    pub(crate) name: &'static str,
+    pub(crate) isp_id: u32,
+    pub(crate) isp_name: &'static str,
+    /// The administrative division code of the city.
+    pub(crate) location_code: &'static str,
+    pub(crate) location_name: &'static str,
+    pub(crate) china_region: &'static str,
+    pub(crate) world_region: &'static str,
+}
+
+const fn point(
+    id: u32,
+    name: &'static str,
+    (isp_id, isp_name): (u32, &'static str),
+    (location_code, location_name, china_region): (&'static str, &'static str, &'static str),
+) -> Point {
+    Point {
+        id,
+        name,
+        isp_id,
+        isp_name,
+        location_code,
+        location_name,
+        china_region,
+        world_region: "亚洲",
+    }
+}
+
+const TELECOM: (u32, &str) = (1, "电信");
+const UNICOM: (u32, &str) = (2, "联通");
+const MOBILE: (u32, &str) = (3, "移动");
+
+/// The account's monitoring points (`GET /v2/site/monitors.json`, in this order).
+pub(crate) const POINTS: &[Point] = &[
+    point(1, "北京电信", TELECOM, ("110000", "北京", "华北")),
+    point(2, "上海联通", UNICOM, ("310000", "上海", "华东")),
+    point(3, "广州移动", MOBILE, ("440100", "广州", "华南")),
+    point(4, "深圳电信", TELECOM, ("440300", "深圳", "华南")),
+    point(5, "杭州联通", UNICOM, ("330100", "杭州", "华东")),
+    point(6, "成都电信", TELECOM, ("510100", "成都", "西南")),
+    point(7, "武汉移动", MOBILE, ("420100", "武汉", "华中")),
+    point(8, "西安联通", UNICOM, ("610100", "西安", "西北")),
+];
+
+/// A user of the account. Their ids are the ids a task's `alert_setting` names (the service's
+/// examples use 101 to 103).
+pub(crate) struct Member {
+    pub(crate) id: u32,
+    /// The login.
+    pub(crate) email: &'static str,
+    pub(crate) name: &'static str,
+    /// 0 paused, 1 normal, 2 deleted.
+    pub(crate) status: u8,
+    /// 1 admin, 2 advanced, 3 read-only.
+    pub(crate) role: u8,
+    /// The groups it belongs to.
+    pub(crate) groups: &'static [u32],
+}
+
+const fn member(
+    id: u32,
+    email: &'static str,
+    name: &'static str,
+    (status, role): (u8, u8),
+    groups: &'static [u32],
+) -> Member {
+    Member {
+        id,
+        email,
+        name,
+        status,
+        role,
+        groups,
+    }
+}
+
+/// The users of the account (`GET /v2/user/lists.json`, in this order).
+pub(crate) const USERS: &[Member] = &[
+    member(101, "test@example.com", "演示用户", (1, 1), &[1]),
+    member(102, "ops@example.com", "运维值班", (1, 2), &[1, 2]),
+    member(103, "dev@example.com", "开发", (1, 3), &[2]),
+    member(104, "former@example.com", "离职员工", (2, 3), &[]),
+];
+
+/// The user groups ("organizations"): id, name, parent (0: none). A task's
+/// `alert_setting.organization` names one.
+pub(crate) const GROUPS: &[(u32, &str, u32)] = &[(1, "运维部", 0), (2, "研发部", 0), (3, "数据库组", 2)];
+
+/// Kinds of site task, as the site task list names them, with the status text of a good check.
+pub(crate) const SITE_KINDS: &[(&str, &str)] = &[
+    ("http", "HTTP OK"),
+    ("https", "HTTPS OK"),
+    ("ping", "PING OK"),
+    ("dns", "DNS OK"),
+];
+
+/// The service types a service task may be created with, and the fields each needs besides
+/// those of every type (the service's v2 documentation).
+pub(crate) const SERVICE_CREATE_FIELDS: &[(&str, &[&str])] = &[
+    ("apache", &["status_url"]),
+    ("lighttpd", &["status_url"]),
+    ("nginx", &["status_url"]),
+    ("mongodb", &["status_url"]),
+    ("redis", &["status_url"]),
+    ("memcache", &["status_url"]),
+    ("mysql", &["ip", "port", "user", "password"]),
+    ("tomcat", &["status_url", "user", "password", "appname"]),
+    ("iis", &["logPath"]),
+    ("sqlserver", &["ip", "port", "user", "password", "appname"]),
+    ("oracle", &["user", "password", "appname"]),
 ];
 
 /// Name of the average pseudo point, key "0".
@@ -300,8 +404,12 @@ pub(crate) const FAULT_CAUSES: &[&str] = &[
     "响应内容不匹配",
 ];
 
-/// Site tasks: id and check frequency in minutes.
+/// The first seeded site tasks: id and check frequency in minutes (more, when configured,
+/// take the frequencies of [`SITE_FREQUENCIES`] in turn).
 pub(crate) const SITE_TASKS: &[(u32, u32)] = &[(20001, 5), (20002, 10), (20003, 15), (20004, 30), (20005, 1)];
+
+/// Check frequencies of the site tasks beyond [`SITE_TASKS`], in turn.
+pub(crate) const SITE_FREQUENCIES: &[u32] = &[5, 10, 1, 15, 30];
 
 /// Service check frequencies in minutes.
 pub(crate) const FREQUENCIES: &[u32] = &[1, 5, 10, 15, 30];

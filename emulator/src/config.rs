@@ -41,6 +41,9 @@ pub struct Config {
     pub seed: u64,
     /// Lifetime of access tokens issued from now on (`expires_in` is its whole seconds).
     pub token_ttl: Duration,
+    /// Lifetime of refresh tokens (default 14 days, the OAuth server library's): a refresh
+    /// with an older one is refused with `invalid_grant`, "Refresh token has expired".
+    pub refresh_token_ttl: Duration,
     /// Registered API clients as `(client_id, client_secret)`.
     pub clients: Vec<(String, String)>,
     /// User accounts as `(username, plain password)`; the token endpoint receives the
@@ -55,6 +58,8 @@ pub struct Config {
     pub download_url: String,
     /// Number of seeded service tasks (ids from 10001); 120 gives three list pages.
     pub service_tasks: usize,
+    /// Number of seeded site tasks (ids from 20001; 5 by default).
+    pub site_tasks: usize,
     /// Answers shaped as the real service's PHP writes them (none by default).
     pub quirks: Quirks,
     /// Serve HTTPS with a certificate signed by a private CA generated at start (see
@@ -71,12 +76,14 @@ impl Default for Config {
         Config {
             seed: 42,
             token_ttl: Duration::from_secs(3600),
+            refresh_token_ttl: DEFAULT_REFRESH_TOKEN_TTL,
             clients: vec![(DEMO_CLIENT_ID.into(), DEMO_CLIENT_SECRET.into())],
             users: vec![(DEMO_USERNAME.into(), DEMO_PASSWORD.into())],
             latency: Duration::ZERO,
             faults: Faults::default(),
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
+            site_tasks: 5,
             quirks: Quirks::default(),
             tls: false,
             timezone: SERVICE_TIMEZONE,
@@ -92,12 +99,14 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("seed", &self.seed)
             .field("token_ttl", &self.token_ttl)
+            .field("refresh_token_ttl", &self.refresh_token_ttl)
             .field("clients", &clients)
             .field("users", &users)
             .field("latency", &self.latency)
             .field("faults", &self.faults)
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
+            .field("site_tasks", &self.site_tasks)
             .field("quirks", &self.quirks)
             .field("tls", &self.tls)
             .field("timezone", &self.timezone)
@@ -107,7 +116,8 @@ impl fmt::Debug for Config {
 
 impl Config {
     /// Checks the settings the emulator refuses: a latency above [`LONGEST_LATENCY`], more
-    /// than [`MOST_SERVICE_TASKS`] service tasks, and every share of [`Config::faults`] (see
+    /// than [`MOST_SERVICE_TASKS`] service tasks or [`MOST_SITE_TASKS`] site tasks, and every
+    /// share of [`Config::faults`] (see
     /// [`Faults::check`]; the field is then named `faults.<share>`). The `Emulator` start
     /// functions check it too, and refuse a bad configuration with an `io::Error` of kind
     /// `InvalidInput` that carries this error.
@@ -129,6 +139,12 @@ impl Config {
                 format!("must be a number of tasks from 0 to {MOST_SERVICE_TASKS}"),
             ));
         }
+        if self.site_tasks > MOST_SITE_TASKS {
+            return Err(ConfigError::new(
+                "site_tasks",
+                format!("must be a number of tasks from 0 to {MOST_SITE_TASKS}"),
+            ));
+        }
         self.faults.check().map_err(|error| error.within("faults"))
     }
 }
@@ -139,6 +155,13 @@ pub const LONGEST_LATENCY: Duration = Duration::from_millis(i32::MAX as u64);
 
 /// The most service tasks the emulator seeds (2,000 list pages; the lists are built at start).
 pub const MOST_SERVICE_TASKS: usize = 100_000;
+
+/// The most site tasks the emulator seeds (each has its reports generated on demand).
+pub const MOST_SITE_TASKS: usize = 100_000;
+
+/// The default lifetime of refresh tokens: 14 days, the default of the OAuth 2.0 server
+/// library whose answers the service's match.
+pub const DEFAULT_REFRESH_TOKEN_TTL: Duration = Duration::from_secs(14 * 24 * 3600);
 
 /// The longest token lifetime the emulator issues (2^32 - 1 seconds, about 136 years);
 /// longer settings are cut to it.
@@ -399,6 +422,13 @@ pub struct Quirks {
     /// report keeps its points (the average `0` and the task's points, as `monitor` asks)
     /// each with `"uprate":[]`, `"fault":[]` and `"resptime":[]`.
     pub no_checks: bool,
+    /// The site task list, the monitoring points, the users and the groups are PHP keyed
+    /// arrays (JSON objects keyed by id) instead of lists, as the agent list always is.
+    pub keyed_lists: bool,
+    /// The refresh grant issues a new refresh token and retires the one used (by default,
+    /// as the OAuth server library does by default, it issues none and the used one stays
+    /// valid).
+    pub rotating_refresh_tokens: bool,
 }
 
 /// The body of a service task list page past the last one; see [`Quirks::past_end_page`].

@@ -1,13 +1,14 @@
 //! The API endpoints other than the token endpoint (`auth.rs`): the lists, the reports and
-//! the creation of server tasks. Each checks the access token first, then the task id, then
-//! the other parameters.
+//! the creation of server and service tasks. Each checks the access token first, then the
+//! task id, then the other parameters.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, Uri};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use bytes::Bytes;
 use chrono::NaiveDate;
@@ -113,21 +114,71 @@ fn ok_body(body: Bytes) -> Response {
     php_body(StatusCode::OK, body)
 }
 
+/// The `page` of a paged list (default 1).
+fn page(query: &Query) -> Result<u64, Refusal> {
+    match query.get("page") {
+        None => Ok(1),
+        Some(text) => match text.parse::<u64>() {
+            Ok(page) if digits(text) && page >= 1 => Ok(page),
+            _ => Err(bad_request(format!("page must be an integer >= 1, got '{text}'"))),
+        },
+    }
+}
+
+/// The body of a page past the last one, as the `past_end_page` quirk says.
+fn past_end(app: &App) -> Bytes {
+    Bytes::from_static(app.quirks().past_end_page.body().as_bytes())
+}
+
 pub(crate) async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
     let query = Query::of(&uri);
     query.authorize(&app)?;
-    let page = match query.get("page") {
-        None => 1,
-        Some(text) => match text.parse::<u64>() {
-            Ok(page) if digits(text) && page >= 1 => page,
-            _ => return Err(bad_request(format!("page must be an integer >= 1, got '{text}'"))),
-        },
+    let page = page(&query)?;
+    Ok(ok_body(app.world.page(page).unwrap_or_else(|| past_end(&app))))
+}
+
+/// `GET /v2/site/lists.json?page=N`: the site tasks, 50 a page.
+pub(crate) async fn site_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    let query = Query::of(&uri);
+    query.authorize(&app)?;
+    let page = page(&query)?;
+    let keyed = app.quirks().keyed_lists;
+    let body = match app.world.site_page(page) {
+        Some(listing) => listing.body(keyed),
+        None => past_end(&app),
     };
-    let body = app
-        .world
-        .page(page)
-        .unwrap_or_else(|| Bytes::from_static(app.quirks().past_end_page.body().as_bytes()));
     Ok(ok_body(body))
+}
+
+/// `GET /v2/site/info/{id}.json`: a site task's settings.
+pub(crate) async fn site_task(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    uri: Uri,
+) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    let id = task_id(&file)?;
+    Ok(ok_body(
+        app.world.site_info(id).ok_or_else(|| task_not_found(id))?,
+    ))
+}
+
+/// `GET /v2/site/monitors.json`: the monitoring points.
+pub(crate) async fn monitors(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    Ok(ok_body(app.world.monitors.body(app.quirks().keyed_lists)))
+}
+
+/// `GET /v2/user/lists.json`: every user of the account.
+pub(crate) async fn users(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    Ok(ok_body(app.world.users.body(app.quirks().keyed_lists)))
+}
+
+/// `GET /v2/user/organization.json`: the user groups.
+pub(crate) async fn groups(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    Ok(ok_body(app.world.groups.body(app.quirks().keyed_lists)))
 }
 
 pub(crate) async fn agents(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, Refusal> {
@@ -223,46 +274,97 @@ pub(crate) async fn distribution(
 /// the bad ones in `err_key` / `err_content`.
 pub(crate) async fn create(
     State(app): State<Arc<App>>,
+    headers: HeaderMap,
     uri: Uri,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     Query::of(&uri).authorize(&app)?;
+    let lines = batch(&headers, body)?;
+    let (good, bad) = sort(lines, |line| validate::task(line, plugin_ids(&app)));
+    let ids = app.store_tasks(good);
+    Ok(created(&ids, bad))
+}
+
+/// `POST /v2/service/create.json`: as the server create, for service tasks.
+pub(crate) async fn create_service(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    Query::of(&uri).authorize(&app)?;
+    let lines = batch(&headers, body)?;
+    let (good, bad) = sort(lines, |line| validate::service_task(line, plugin_ids(&app)));
+    let ids = app.store_service_tasks(good);
+    Ok(created(&ids, bad))
+}
+
+/// The tasks of a create batch: the form field `data` holding a JSON array (as the server
+/// create's documentation shows), or, with `Content-Type: application/json` (as the service
+/// create's documentation names), the body itself as that array (or an object with `data`).
+fn batch(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Vec<Value>, Refusal> {
     let body = body.map_err(|rejection| Refusal::Api(rejection.status(), rejection.body_text()))?;
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
-    let (_, data) = form
-        .iter()
-        .find(|(key, _)| key == "data")
-        .ok_or_else(|| bad_request("form field data is missing"))?;
-    let Ok(Value::Array(lines)) = serde_json::from_str::<Value>(data) else {
-        return Err(bad_request("data must be a JSON array of task objects"));
+    let json = headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.to_ascii_lowercase().starts_with("application/json"));
+    let data = if json {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Object(mut object)) => object.remove("data").unwrap_or(Value::Null),
+            Ok(value) => value,
+            Err(_) => Value::Null,
+        }
+    } else {
+        let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+        let (_, data) = form
+            .iter()
+            .find(|(key, _)| key == "data")
+            .ok_or_else(|| bad_request("form field data is missing"))?;
+        serde_json::from_str(data).unwrap_or(Value::Null)
     };
-    // An account without agents has no plugins to use.
-    let no_plugins = HashSet::new();
-    let plugin_ids = if app.quirks().no_agents {
-        &no_plugins
+    match data {
+        Value::Array(lines) => Ok(lines),
+        _ => Err(bad_request("data must be a JSON array of task objects")),
+    }
+}
+
+/// The account's plugins (none for an account without agents).
+fn plugin_ids(app: &App) -> &HashSet<String> {
+    static NONE: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    if app.quirks().no_agents {
+        NONE.get_or_init(HashSet::new)
     } else {
         &app.world.plugin_ids
-    };
+    }
+}
+
+/// The lines that pass `check`, and the index and reason of each that does not.
+fn sort(
+    lines: Vec<Value>,
+    check: impl Fn(&Value) -> Result<(), String>,
+) -> (Vec<Value>, Vec<(usize, String)>) {
     let mut good = Vec::new();
-    let mut bad_keys = Vec::new();
-    let mut bad_texts = Vec::new();
+    let mut bad = Vec::new();
     for (index, line) in lines.into_iter().enumerate() {
-        match validate::task(&line, plugin_ids) {
+        match check(&line) {
             Ok(()) => good.push(line),
-            Err(text) => {
-                bad_keys.push(index.to_string());
-                bad_texts.push(text);
-            }
+            Err(text) => bad.push((index, text)),
         }
     }
-    let ids = app.store_tasks(good);
-    Ok(if bad_keys.is_empty() {
+    (good, bad)
+}
+
+/// The answer of a create: the new ids, or a 400 naming the failed lines (the others were
+/// created).
+fn created(ids: &[u64], bad: Vec<(usize, String)>) -> Response {
+    if bad.is_empty() {
         let created: Vec<Value> = ids.iter().map(|id| json!({"task_id": id})).collect();
-        php_json(StatusCode::OK, &Value::Array(created))
-    } else {
-        php_json(
-            StatusCode::BAD_REQUEST,
-            &json!({"err_key": bad_keys.join(","), "err_content": bad_texts.join("; ")}),
-        )
-    })
+        return php_json(StatusCode::OK, &Value::Array(created));
+    }
+    let (keys, texts): (Vec<String>, Vec<String>) =
+        bad.into_iter().map(|(i, text)| (i.to_string(), text)).unzip();
+    php_json(
+        StatusCode::BAD_REQUEST,
+        &json!({"err_key": keys.join(","), "err_content": texts.join("; ")}),
+    )
 }

@@ -24,7 +24,9 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/_emulator/config", put(config))
         .route("/_emulator/expire_tokens", post(expire_tokens))
         .route("/_emulator/revoke_refresh_tokens", post(revoke_refresh_tokens))
+        .route("/_emulator/expire_refresh_tokens", post(expire_refresh_tokens))
         .route("/_emulator/server_tasks", get(server_tasks))
+        .route("/_emulator/service_tasks", get(created_service_tasks))
 }
 
 async fn counters(State(app): State<Arc<App>>) -> Response {
@@ -50,14 +52,24 @@ async fn revoke_refresh_tokens(State(app): State<Arc<App>>) -> Response {
     done()
 }
 
+async fn expire_refresh_tokens(State(app): State<Arc<App>>) -> Response {
+    app.expire_refresh_tokens();
+    done()
+}
+
 async fn server_tasks(State(app): State<Arc<App>>) -> Response {
     Json(app.server_tasks()).into_response()
+}
+
+async fn created_service_tasks(State(app): State<Arc<App>>) -> Response {
+    Json(app.created_service_tasks()).into_response()
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigUpdate {
     token_ttl_secs: Option<u64>,
+    refresh_token_ttl_secs: Option<u64>,
     latency_ms: Option<u64>,
     faults: Option<Faults>,
     quirks: Option<Quirks>,
@@ -101,6 +113,9 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     if let Some(secs) = update.token_ttl_secs {
         knobs.token_ttl = Duration::from_secs(secs);
     }
+    if let Some(secs) = update.refresh_token_ttl_secs {
+        knobs.refresh_token_ttl = Duration::from_secs(secs);
+    }
     if let Some(ms) = update.latency_ms {
         knobs.latency = Duration::from_millis(ms);
     }
@@ -109,6 +124,7 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     }
     Json(json!({
         "token_ttl_secs": knobs.token_ttl.as_secs(),
+        "refresh_token_ttl_secs": knobs.refresh_token_ttl.as_secs(),
         "latency_ms": knobs.latency.as_millis() as u64,
         "faults": knobs.faults,
         "quirks": knobs.quirks,

@@ -46,8 +46,8 @@ use tokio::task::JoinHandle;
 pub use app::Counters;
 pub use config::{
     latency, token_ttl, Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, TimeUnit,
-    DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME, LONGEST_LATENCY, LONGEST_TOKEN_TTL,
-    MOST_SERVICE_TASKS, SERVICE_TIMEZONE,
+    DEFAULT_REFRESH_TOKEN_TTL, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+    LONGEST_LATENCY, LONGEST_TOKEN_TTL, MOST_SERVICE_TASKS, MOST_SITE_TASKS, SERVICE_TIMEZONE,
 };
 
 use app::App;
@@ -302,10 +302,21 @@ impl Emulator {
         self.app.revoke_refresh_tokens();
     }
 
+    /// Every refresh token issued so far expires now, so the next refresh gets
+    /// `invalid_grant`, "Refresh token has expired".
+    pub fn expire_refresh_tokens(&self) {
+        self.app.expire_refresh_tokens();
+    }
+
     /// Back to the state at start: counters zero, token lifetime, latency, faults and quirks
     /// as configured, created tasks gone, all tokens revoked.
     pub fn reset(&self) {
         self.app.reset();
+    }
+
+    /// Created service tasks as stored: the submitted objects plus their `task_id`.
+    pub fn created_service_tasks(&self) -> Vec<serde_json::Value> {
+        self.app.created_service_tasks()
     }
 
     /// Created server tasks as stored: the submitted objects plus their `task_id`.

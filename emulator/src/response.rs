@@ -3,7 +3,7 @@
 //! module builds its responses from here.
 
 use axum::body::Body;
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -52,7 +52,16 @@ impl IntoResponse for Refusal {
         match self {
             Refusal::Api(status, msg) => api_error(status, msg),
             Refusal::InvalidToken(description) => {
-                oauth_error(StatusCode::UNAUTHORIZED, "invalid_token", description)
+                // As the OAuth server library answers a resource request: the error in the
+                // body and in a Bearer challenge.
+                let mut response = oauth_error(StatusCode::UNAUTHORIZED, "invalid_token", description);
+                let challenge = format!(
+                    r#"Bearer realm="Service", error="invalid_token", error_description="{description}""#
+                );
+                if let Ok(value) = HeaderValue::from_str(&challenge) {
+                    response.headers_mut().insert(WWW_AUTHENTICATE, value);
+                }
+                response
             }
         }
     }

@@ -14,7 +14,10 @@ use axum::Router;
 use crate::app::{App, Endpoint};
 use crate::auth::token;
 use crate::faults::api_layer;
-use crate::handlers::{agents, create, distribution, service_report, service_tasks, site_report};
+use crate::handlers::{
+    agents, create, create_service, distribution, groups, monitors, service_report, service_tasks,
+    site_report, site_task, site_tasks, users,
+};
 use crate::hooks;
 use crate::response::{api_error, MAX_FORM_BYTES};
 
@@ -43,6 +46,15 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route(
             "/v2/site/respose_time_distribute/{file}",
             api(Endpoint::Distribution, get(distribution)),
+        )
+        .route("/v2/site/lists.json", api(Endpoint::SiteTasks, get(site_tasks)))
+        .route("/v2/site/info/{file}", api(Endpoint::SiteTask, get(site_task)))
+        .route("/v2/site/monitors.json", api(Endpoint::Monitors, get(monitors)))
+        .route("/v2/user/lists.json", api(Endpoint::Users, get(users)))
+        .route("/v2/user/organization.json", api(Endpoint::Groups, get(groups)))
+        .route(
+            "/v2/service/create.json",
+            api(Endpoint::CreateService, post(create_service)),
         )
         .merge(hooks::routes())
         .fallback(not_found)

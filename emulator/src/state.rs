@@ -1,6 +1,7 @@
-//! The seeded, immutable part of an emulator: service tasks, agents and site tasks.
-//! Built once at start; the list responses are serialized here once, so listing is a
-//! lookup.
+//! The seeded, immutable part of an emulator: service tasks, agents, site tasks, the
+//! monitoring points, the users and their groups. Built once at start; the list responses
+//! are serialized here once (as lists, and as PHP's keyed arrays for the `keyed_lists`
+//! quirk), so listing is a lookup.
 
 use std::collections::HashSet;
 
@@ -9,7 +10,10 @@ use chrono::{Days, NaiveDate};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{AGENTS, FREQUENCIES, NAME_ROLES, POINTS, SERVICE_TYPES, SITE_TASKS};
+use crate::catalog::{
+    AGENTS, FREQUENCIES, GROUPS, NAME_ROLES, POINTS, SERVICE_TYPES, SITE_FREQUENCIES, SITE_KINDS, SITE_TASKS,
+    USERS,
+};
 use crate::config::Config;
 use crate::rng::{hash, SplitMix};
 
@@ -17,6 +21,10 @@ use crate::rng::{hash, SplitMix};
 pub(crate) const PAGE_SIZE: usize = 50;
 /// Id of the first seeded service task.
 pub(crate) const FIRST_SERVICE_TASK: u32 = 10001;
+/// Id of the first seeded site task.
+pub(crate) const FIRST_SITE_TASK: u32 = 20001;
+/// Id of the first created service task (past the most seeded ones).
+pub(crate) const FIRST_CREATED_SERVICE_TASK: u64 = 200_001;
 /// Id of the first created server task.
 pub(crate) const FIRST_SERVER_TASK: u64 = 30001;
 
@@ -47,6 +55,8 @@ pub(crate) struct SitePoint {
 pub(crate) struct SiteTask {
     pub(crate) id: u32,
     pub(crate) frequency: u32,
+    /// Its kind (an index of `SITE_KINDS`).
+    pub(crate) kind: usize,
     pub(crate) points: Vec<SitePoint>,
     /// Index into `points` of the point whose fault is ongoing today.
     pub(crate) ongoing_point: usize,
@@ -61,6 +71,49 @@ pub(crate) struct World {
     pub(crate) agents: Bytes,
     pub(crate) plugin_ids: HashSet<String>,
     sites: Vec<SiteTask>,
+    /// The pages of the site task list.
+    site_pages: Vec<Listing>,
+    /// Each site task's settings (`/v2/site/info/{id}.json`), in the order of `sites`.
+    site_infos: Vec<Bytes>,
+    pub(crate) monitors: Listing,
+    pub(crate) users: Listing,
+    pub(crate) groups: Listing,
+}
+
+/// A list as the service may send it: a JSON list, or a PHP keyed array (an object keyed by
+/// the records' ids), as the `keyed_lists` quirk chooses.
+pub(crate) struct Listing {
+    pub(crate) list: Bytes,
+    pub(crate) keyed: Bytes,
+}
+
+impl Listing {
+    /// `records` keyed by their field `id`.
+    fn of(records: &[Value], id: &str) -> Listing {
+        let keyed: Map<String, Value> = records
+            .iter()
+            .map(|record| {
+                (
+                    record[id].as_str().unwrap_or_default().to_string(),
+                    record.clone(),
+                )
+            })
+            .collect();
+        let bytes = |value: &Value| Bytes::from(serde_json::to_vec(value).expect("json values serialize"));
+        Listing {
+            list: bytes(&Value::Array(records.to_vec())),
+            keyed: bytes(&Value::Object(keyed)),
+        }
+    }
+
+    /// The body, as a list or keyed.
+    pub(crate) fn body(&self, keyed: bool) -> Bytes {
+        if keyed {
+            self.keyed.clone()
+        } else {
+            self.list.clone()
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -83,13 +136,29 @@ impl World {
             .map(|page| Bytes::from(serde_json::to_vec(page).expect("plain strings serialize")))
             .collect();
         let (agents, plugin_ids) = agents(seed, config.download_url.trim_end_matches('/'));
+        let sites = site_tasks(seed, config.site_tasks);
+        let listed: Vec<Value> = sites.iter().map(|site| listed_site(site, today)).collect();
+        let site_pages = listed
+            .chunks(PAGE_SIZE)
+            .map(|page| Listing::of(page, "task_id"))
+            .collect();
+        let site_infos = sites
+            .iter()
+            .zip(&listed)
+            .map(|(site, listed)| Bytes::from(serde_json::to_vec(&site_info(site, listed)).expect("json")))
+            .collect();
         World {
             seed,
             service_tasks,
             pages,
             agents,
             plugin_ids,
-            sites: site_tasks(seed),
+            sites,
+            site_pages,
+            site_infos,
+            monitors: Listing::of(&monitors(), "monitor_id"),
+            users: Listing::of(&users(), "user_id"),
+            groups: Listing::of(&groups(), "organization_id"),
         }
     }
 
@@ -99,7 +168,23 @@ impl World {
     }
 
     pub(crate) fn site(&self, id: u64) -> Option<&SiteTask> {
-        self.sites.iter().find(|site| site.id as u64 == id)
+        self.sites.get(self.site_index(id)?)
+    }
+
+    /// Site tasks have the ids from 20001 on, in order.
+    fn site_index(&self, id: u64) -> Option<usize> {
+        let index = usize::try_from(id.checked_sub(FIRST_SITE_TASK as u64)?).ok()?;
+        (index < self.sites.len()).then_some(index)
+    }
+
+    /// A page (from 1) of the site task list, or `None` past the last one.
+    pub(crate) fn site_page(&self, page: u64) -> Option<&Listing> {
+        self.site_pages.get(usize::try_from(page.checked_sub(1)?).ok()?)
+    }
+
+    /// The settings of site task `id`.
+    pub(crate) fn site_info(&self, id: u64) -> Option<Bytes> {
+        self.site_infos.get(self.site_index(id)?).cloned()
     }
 
     /// Page `page` (1-based) of the task list; `None` past the end.
@@ -206,11 +291,16 @@ fn agents(seed: u64, download_url: &str) -> (Bytes, HashSet<String>) {
     (Bytes::from(bytes), plugin_ids)
 }
 
-fn site_tasks(seed: u64) -> Vec<SiteTask> {
+fn site_tasks(seed: u64, count: usize) -> Vec<SiteTask> {
     let mut rng = SplitMix::new(hash(&[seed, STREAM_SITES]));
-    SITE_TASKS
+    let frequencies = SITE_TASKS
         .iter()
-        .map(|&(id, frequency)| {
+        .map(|&(_, frequency)| frequency)
+        .chain(SITE_FREQUENCIES.iter().copied().cycle());
+    (FIRST_SITE_TASK..)
+        .zip(frequencies)
+        .take(count)
+        .map(|(id, frequency)| {
             let mut all: Vec<usize> = (0..POINTS.len()).collect();
             rng.shuffle(&mut all);
             let mut chosen = all[..rng.range(4, 6) as usize].to_vec();
@@ -218,8 +308,8 @@ fn site_tasks(seed: u64) -> Vec<SiteTask> {
             let mut points: Vec<SitePoint> = chosen
                 .iter()
                 .map(|&p| SitePoint {
-                    id: POINTS[p].0,
-                    name: POINTS[p].1,
+                    id: POINTS[p].id,
+                    name: POINTS[p].name,
                     flaky: rng.unit() < 0.5,
                     base_ms: 80.0 + rng.unit() * 320.0,
                 })
@@ -237,10 +327,118 @@ fn site_tasks(seed: u64) -> Vec<SiteTask> {
             SiteTask {
                 id,
                 frequency,
+                kind: (id - FIRST_SITE_TASK) as usize % SITE_KINDS.len(),
                 points,
                 ongoing_point,
                 ongoing_minute: ongoing_check * frequency,
             }
+        })
+        .collect()
+}
+
+/// A site task as the site task list shows it (the field names of the service's v1 and v6
+/// APIs; the values strings, as PHP sends them). The last check was yesterday's last one.
+fn listed_site(site: &SiteTask, today: NaiveDate) -> Value {
+    let (kind, status) = SITE_KINDS[site.kind];
+    let number = site.id - FIRST_SITE_TASK + 1;
+    let last_minute = 1440 - site.frequency;
+    let created =
+        NaiveDate::from_ymd_opt(2024, 1, 1).expect("a date") + Days::new(u64::from(number) * 3 % 600);
+    json!({
+        "task_id": site.id.to_string(),
+        "task_name": format!("site-{number:02}"),
+        "task_summary": format!("https://www.example-{number:02}.com/"),
+        "task_type": kind,
+        "task_create_time": format!("{} 09:30:00", created.format("%Y-%m-%d")),
+        "frequency": site.frequency.to_string(),
+        "task_status": "启用",
+        "group_id": "0",
+        "last_resp_time": format!("{:.6}", site.points[0].base_ms),
+        "last_resp_result": "1",
+        "last_resp_status": status,
+        "threshold_result": "0",
+        "last_check_time": format!(
+            "{} {:02}:{:02}:00",
+            (today - Days::new(1)).format("%Y-%m-%d"),
+            last_minute / 60,
+            last_minute % 60
+        ),
+    })
+}
+
+/// A site task's settings: what the list shows, and the monitoring points it uses.
+fn site_info(site: &SiteTask, listed: &Value) -> Value {
+    let mut info = listed.clone();
+    let points: Vec<Value> = site
+        .points
+        .iter()
+        .map(|point| json!({"monitor_id": point.id.to_string(), "monitor_name": point.name}))
+        .collect();
+    info["monitors"] = Value::Array(points);
+    info
+}
+
+/// The monitoring point list.
+fn monitors() -> Vec<Value> {
+    POINTS
+        .iter()
+        .map(|p| {
+            json!({
+                "monitor_id": p.id.to_string(),
+                "monitor_name": p.name,
+                "isp_id": p.isp_id.to_string(),
+                "isp_name": p.isp_name,
+                "location_code": p.location_code,
+                "location_name": p.location_name,
+                "china_region": p.china_region,
+                "world_region": p.world_region,
+            })
+        })
+        .collect()
+}
+
+/// The user list; signup and last visit are fixed unix times.
+fn users() -> Vec<Value> {
+    USERS
+        .iter()
+        .map(|user| {
+            let organization: Vec<Value> = user
+                .groups
+                .iter()
+                .map(|group| {
+                    let (_, name, _) = GROUPS.iter().find(|(g, ..)| g == group).expect("a known group");
+                    json!({"organization_id": group.to_string(), "organization_name": name})
+                })
+                .collect();
+            let id = user.id;
+            json!({
+                "user_id": id.to_string(),
+                "user_email": user.email,
+                "user_name": user.name,
+                "user_status": user.status.to_string(),
+                "mobile": format!("1380000{id:04}"),
+                "telephone": "",
+                "signup_time": (1_700_000_000 + u64::from(id) * 86_400).to_string(),
+                "last_visit_time": (1_790_000_000 + u64::from(id) * 3_600).to_string(),
+                "role_id": user.role.to_string(),
+                "organization": organization,
+            })
+        })
+        .collect()
+}
+
+/// The user groups, with how many users each holds.
+fn groups() -> Vec<Value> {
+    GROUPS
+        .iter()
+        .map(|&(id, name, parent)| {
+            let members = USERS.iter().filter(|user| user.groups.contains(&id)).count();
+            json!({
+                "organization_id": id.to_string(),
+                "organization_name": name,
+                "parent_organization_id": parent.to_string(),
+                "user_num": members.to_string(),
+            })
         })
         .collect()
 }

@@ -1,13 +1,13 @@
-//! Validation of one line (task object) of a create batch. The service does not document
-//! which fields are required; these are the emulator's rules, shared with the client SDK.
-//! The first rule a line breaks is reported.
+//! Validation of one line (task object) of a create batch, server tasks and service tasks.
+//! The service does not document every rule; these are the emulator's, written from its
+//! documentation without the client SDK. The first rule a line breaks is reported.
 
 use std::collections::HashSet;
 use std::net::IpAddr;
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{LINUX_INDICATORS, WINDOWS_INDICATORS};
+use crate::catalog::{LINUX_INDICATORS, SERVICE_CREATE_FIELDS, WINDOWS_INDICATORS};
 
 const ALERT_CHANNELS: &[&str] = &["email", "sms", "msn", "gtalk", "remind"];
 
@@ -93,6 +93,13 @@ pub(crate) fn task(line: &Value, plugins: &HashSet<String>) -> Result<(), String
             flag(task, "snmp_authtype", " (0 MD5, 1 SHA)")?;
         }
     }
+    plugins_used(task, plugins)?;
+    alert_setting(task.get("alert_setting"))?;
+    task_type(task.get("task_type"), windows)
+}
+
+/// `use_agent` and, when it is 1, the plugins it uses.
+fn plugins_used(task: &Map<String, Value>, plugins: &HashSet<String>) -> Result<(), String> {
     let use_agent = flag(task, "use_agent", "")?;
     // The ids' shape is checked whenever they are given; that they name plugins only when
     // they are used.
@@ -108,8 +115,63 @@ pub(crate) fn task(line: &Value, plugins: &HashSet<String>) -> Result<(), String
             ));
         }
     }
-    alert_setting(task.get("alert_setting"))?;
-    task_type(task.get("task_type"), windows)
+    Ok(())
+}
+
+/// Checks one service task object (`POST /v2/service/create.json`), by the fields the v2
+/// documentation lists: those of every type, then those of its `task_type`; alerts either
+/// as `alert_setting` or, without alerts, as `open_scope` (with `organization` or
+/// `user_ids` as the scope needs).
+pub(crate) fn service_task(line: &Value, plugins: &HashSet<String>) -> Result<(), String> {
+    let task = line
+        .as_object()
+        .ok_or_else(|| "a task must be a JSON object".to_string())?;
+    non_empty(task, "task_name", "")?;
+    let kind = scalar(task.get("task_type")).unwrap_or_default();
+    let Some((_, fields)) = SERVICE_CREATE_FIELDS.iter().find(|(name, _)| *name == kind) else {
+        let kinds: Vec<&str> = SERVICE_CREATE_FIELDS.iter().map(|(name, _)| *name).collect();
+        return Err(format!("task_type must be one of {}", kinds.join(", ")));
+    };
+    integer(task, "frequency", 1, 1440)?;
+    plugins_used(task, plugins)?;
+    match (task.get("alert_setting"), task.get("open_scope")) {
+        (Some(setting), _) => alert_setting(Some(setting))?,
+        (None, Some(_)) => open_scope(task)?,
+        (None, None) => return Err("alert_setting (alerts) or open_scope (no alerts) must be given".into()),
+    }
+    for field in *fields {
+        match *field {
+            "status_url" => url(task, field)?,
+            "ip" => ip(task, field)?,
+            "port" => integer(task, field, 1, 65535).map(drop)?,
+            _ => non_empty(task, field, &format!(" for a {kind} task")).map(drop)?,
+        }
+    }
+    Ok(())
+}
+
+/// `open_scope` of a service task without alerts: who sees it (as `alert_setting.scope`).
+fn open_scope(task: &Map<String, Value>) -> Result<(), String> {
+    match scalar(task.get("open_scope")).as_deref() {
+        Some("1" | "3") => Ok(()),
+        Some("2") => non_empty(task, "organization", " when open_scope is 2").map(drop),
+        Some("4") => match id_list(task.get("user_ids")) {
+            Some(ids) if !ids.is_empty() => Ok(()),
+            _ => Err("user_ids must not be empty when open_scope is 4".into()),
+        },
+        _ => Err("open_scope must be 1, 2, 3 or 4".into()),
+    }
+}
+
+/// An `http://` or `https://` address with a host.
+fn url(task: &Map<String, Value>, field: &str) -> Result<(), String> {
+    let text = non_empty(task, field, "")?;
+    let rest = text
+        .strip_prefix("http://")
+        .or_else(|| text.strip_prefix("https://"))
+        .filter(|rest| !rest.is_empty() && !rest.starts_with('/') && !rest.contains(char::is_whitespace));
+    rest.map(drop)
+        .ok_or_else(|| format!("{field} must be an http:// or https:// address"))
 }
 
 fn alert_setting(value: Option<&Value>) -> Result<(), String> {

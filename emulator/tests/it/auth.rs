@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use monapi_emulator::{Config, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_USERNAME};
+use monapi_emulator::{Config, Quirks, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_USERNAME};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -196,39 +196,122 @@ async fn token_endpoint_takes_form_posts_only() {
 }
 
 #[tokio::test]
-async fn refresh_rotates_both_tokens_and_retires_the_old_refresh_token() {
+async fn refresh_issues_an_access_token_and_keeps_the_refresh_token_valid() {
+    // The OAuth server library's defaults: no new refresh token; the one used stays valid.
     let env = start().await;
     let first = env.password_grant().await.json;
-    let refresh1 = first["refresh_token"].as_str().unwrap();
-    let second = env.refresh_grant(refresh1).await;
+    let refresh = first["refresh_token"].as_str().unwrap();
+    let second = env.refresh_grant(refresh).await;
     assert_eq!(second.status, StatusCode::OK);
-    assert_eq!(shape(&second.json), shape(&fixture("token.json")));
+    let mut expected = fixture("token.json");
+    expected.as_object_mut().unwrap().remove("refresh_token");
+    assert_eq!(shape(&second.json), shape(&expected));
+    assert!(second.json.get("refresh_token").is_none(), "{}", second.json);
     let access2 = second.json["access_token"].as_str().unwrap();
-    let refresh2 = second.json["refresh_token"].as_str().unwrap();
     assert_ne!(access2, first["access_token"].as_str().unwrap());
-    assert_ne!(refresh2, refresh1);
     // The old access token stays valid until it expires; the new one works.
-    let old = first["access_token"].as_str().unwrap();
-    assert_eq!(
-        env.get_auth(old, "/v2/agent/lists.json", &[]).await.status,
-        StatusCode::OK
-    );
-    assert_eq!(
-        env.get_auth(access2, "/v2/agent/lists.json", &[]).await.status,
-        StatusCode::OK
-    );
-    // The old refresh token is retired.
-    let again = env.refresh_grant(refresh1).await;
-    assert_eq!(again.status, StatusCode::BAD_REQUEST);
-    assert_eq!(again.json, fixture("token_error_invalid_grant.json"));
-    // The new one works once.
-    assert_eq!(env.refresh_grant(refresh2).await.status, StatusCode::OK);
-    assert_eq!(env.refresh_grant(refresh2).await.status, StatusCode::BAD_REQUEST);
+    for token in [first["access_token"].as_str().unwrap(), access2] {
+        assert_eq!(
+            env.get_auth(token, "/v2/agent/lists.json", &[]).await.status,
+            StatusCode::OK
+        );
+    }
+    // The refresh token can be used again and again.
+    for _ in 0..2 {
+        assert_eq!(env.refresh_grant(refresh).await.status, StatusCode::OK);
+    }
     // An unknown refresh token.
     let unknown = env
         .refresh_grant("0123456789abcdef0123456789abcdef01234567")
         .await;
     assert_eq!(unknown.json, fixture("token_error_invalid_grant.json"));
+}
+
+#[tokio::test]
+async fn with_rotating_refresh_tokens_each_refresh_retires_the_one_used() {
+    let env = start_with(Config {
+        quirks: Quirks {
+            rotating_refresh_tokens: true,
+            ..Quirks::default()
+        },
+        ..Config::default()
+    })
+    .await;
+    let first = env.password_grant().await.json;
+    let refresh1 = first["refresh_token"].as_str().unwrap();
+    let second = env.refresh_grant(refresh1).await;
+    assert_eq!(shape(&second.json), shape(&fixture("token.json")));
+    let refresh2 = second.json["refresh_token"].as_str().unwrap();
+    assert_ne!(refresh2, refresh1);
+    let again = env.refresh_grant(refresh1).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST);
+    assert_eq!(again.json, fixture("token_error_invalid_grant.json"));
+    assert_eq!(env.refresh_grant(refresh2).await.status, StatusCode::OK);
+    assert_eq!(env.refresh_grant(refresh2).await.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn an_expired_refresh_token_is_refused_as_expired() {
+    let env = start_with(Config {
+        refresh_token_ttl: Duration::from_millis(300),
+        ..Config::default()
+    })
+    .await;
+    let tokens = env.password_grant().await.json;
+    let refresh = tokens["refresh_token"].as_str().unwrap();
+    assert_eq!(env.refresh_grant(refresh).await.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let reply = env.refresh_grant(refresh).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        reply.json,
+        json!({"error": "invalid_grant", "error_description": "Refresh token has expired"})
+    );
+}
+
+#[tokio::test]
+async fn the_expire_refresh_tokens_hook_expires_every_refresh_token_issued() {
+    let env = start().await;
+    let tokens = env.password_grant().await.json;
+    let hook = env
+        .request(Method::POST, "/_emulator/expire_refresh_tokens", &[])
+        .await;
+    assert_eq!(hook.status, StatusCode::OK);
+    let reply = env.refresh_grant(tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(reply.json["error_description"], "Refresh token has expired");
+    // Access tokens are untouched, and later logins get live refresh tokens.
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(
+        env.get_auth(access, "/v2/agent/lists.json", &[]).await.status,
+        StatusCode::OK
+    );
+    let later = env.password_grant().await.json;
+    let reply = env.refresh_grant(later["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(reply.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_refused_access_token_gets_a_bearer_challenge() {
+    let env = start().await;
+    for token in [None, Some("0123456789abcdef0123456789abcdef01234567")] {
+        let reply = match token {
+            Some(token) => env.get_auth(token, "/v2/agent/lists.json", &[]).await,
+            None => env.get("/v2/agent/lists.json", &[]).await,
+        };
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(reply.json["error"], "invalid_token");
+        let challenge = reply.header("www-authenticate").unwrap();
+        assert!(challenge.starts_with("Bearer realm=\"Service\""), "{challenge}");
+        assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+    }
+    let token = env.login().await;
+    env.emu.expire_tokens();
+    let reply = env.get_auth(&token, "/v2/agent/lists.json", &[]).await;
+    assert_eq!(
+        reply.json,
+        json!({"error": "invalid_token", "error_description": "The access token provided has expired"})
+    );
+    assert!(reply.header("www-authenticate").unwrap().contains("has expired"));
 }
 
 #[tokio::test]

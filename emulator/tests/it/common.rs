@@ -143,9 +143,18 @@ impl Env {
     }
 
     pub async fn create(&self, token: &str, data: &str) -> Reply {
+        self.post_form(token, "/v2/server/create.json", data).await
+    }
+
+    /// `POST /v2/service/create.json` with the batch as the form field `data`.
+    pub async fn create_service(&self, token: &str, data: &str) -> Reply {
+        self.post_form(token, "/v2/service/create.json", data).await
+    }
+
+    async fn post_form(&self, token: &str, path: &str, data: &str) -> Reply {
         let response = self
             .http
-            .post(self.url("/v2/server/create.json"))
+            .post(self.url(path))
             .query(&[("access_token", token)])
             .form(&[("data", data)])
             .send()

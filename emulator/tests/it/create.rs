@@ -463,3 +463,119 @@ async fn reset_forgets_created_tasks_and_restarts_ids() {
     let reply = env.create(&token, &json!([linux()]).to_string()).await;
     assert_eq!(reply.json, json!([{"task_id": 30001}]));
 }
+
+/// The fixture batch of service tasks.
+fn service_batch() -> Value {
+    fixture("service_create_request.json")
+}
+
+#[tokio::test]
+async fn service_tasks_are_created_from_a_form_or_a_json_body() {
+    let env = start().await;
+    let token = env.login().await;
+    let reply = env.create_service(&token, &service_batch().to_string()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+    assert_eq!(reply.header("content-type"), Some(PHP_CONTENT_TYPE));
+    assert_eq!(reply.json, json!([{"task_id": 200001}, {"task_id": 200002}]));
+    // The same batch as a JSON body, bare or as {"data": [...]}.
+    for body in [service_batch(), json!({"data": service_batch()})] {
+        let reply = env
+            .http
+            .post(env.url("/v2/service/create.json"))
+            .query(&[("access_token", &token)])
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let reply = read_reply(reply).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+        assert_eq!(reply.json.as_array().unwrap().len(), 2);
+    }
+    let stored = env.emu.created_service_tasks();
+    assert_eq!(stored.len(), 6);
+    assert_eq!(stored[0]["task_id"], json!(200001));
+    assert_eq!(stored[5]["task_id"], json!(200006));
+    assert_eq!(stored[1]["task_type"], "mysql");
+    let hook = env.get("/_emulator/service_tasks", &[]).await;
+    assert_eq!(hook.json.as_array().unwrap().len(), 6);
+    // Server tasks are a store of their own.
+    assert!(env.emu.server_tasks().is_empty());
+}
+
+#[tokio::test]
+async fn a_service_batch_with_bad_lines_creates_the_others() {
+    let env = start().await;
+    let token = env.login().await;
+    let good = service_batch()[0].clone();
+    let batch = json!([
+        good,
+        without(service_batch()[1].clone(), "password"),
+        with(good.clone(), json!({"task_type": "postgres"})),
+    ]);
+    let reply = env.create_service(&token, &batch.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply.json["err_key"], "1,2");
+    let content = reply.json["err_content"].as_str().unwrap();
+    assert!(content.contains("password"), "{content}");
+    assert!(content.contains("task_type must be one of"), "{content}");
+    assert!(!content.contains("s3cret"), "{content}");
+    assert_eq!(env.emu.created_service_tasks().len(), 1);
+}
+
+#[tokio::test]
+async fn every_service_task_rule_is_checked() {
+    let env = start().await;
+    let token = env.login().await;
+    let nginx = service_batch()[0].clone();
+    let mysql = service_batch()[1].clone();
+    let cases = [
+        (without(nginx.clone(), "task_name"), "task_name"),
+        (with(nginx.clone(), json!({"frequency": "0"})), "frequency"),
+        (without(nginx.clone(), "status_url"), "status_url"),
+        (
+            with(nginx.clone(), json!({"status_url": "ftp://host/"})),
+            "status_url",
+        ),
+        (without(nginx.clone(), "alert_setting"), "open_scope"),
+        (
+            with(
+                nginx.clone(),
+                json!({"use_agent": "1", "plugin_task_uselist_id": "999999"}),
+            ),
+            "plugin_task_uselist_id",
+        ),
+        (with(mysql.clone(), json!({"ip": "not-an-ip"})), "ip"),
+        (with(mysql.clone(), json!({"port": "70000"})), "port"),
+        (with(mysql.clone(), json!({"open_scope": "5"})), "open_scope"),
+        (without(mysql.clone(), "organization"), "organization"),
+        (with(mysql.clone(), json!({"open_scope": "4"})), "user_ids"),
+        (
+            json!({"task_name": "x", "task_type": "iis", "frequency": "5", "use_agent": "0", "open_scope": "1"}),
+            "logPath",
+        ),
+        (
+            json!({"task_name": "x", "task_type": "oracle", "frequency": "5", "use_agent": "0", "open_scope": "3", "user": "u", "password": "p"}),
+            "appname",
+        ),
+        (json!("nginx"), "object"),
+    ];
+    for (line, named) in cases {
+        let reply = env.create_service(&token, &json!([line]).to_string()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{line}");
+        let content = reply.json["err_content"].as_str().unwrap();
+        assert!(content.contains(named), "{line}: {content}");
+    }
+    assert!(env.emu.created_service_tasks().is_empty());
+    // Each type with its own fields.
+    let lines = json!([
+        {"task_name": "w", "task_type": "iis", "frequency": 5, "use_agent": 0, "open_scope": 1, "logPath": "D:\\logs"},
+        {"task_name": "o", "task_type": "oracle", "frequency": 5, "use_agent": 0, "open_scope": 4, "user_ids": "101,103",
+         "user": "u", "password": "p", "appname": "ORCL"},
+        {"task_name": "t", "task_type": "tomcat", "frequency": 1, "use_agent": 0, "open_scope": 3,
+         "status_url": "https://tomcat.example.com/manager/status", "user": "u", "password": "p", "appname": "shop"},
+        {"task_name": "s", "task_type": "sqlserver", "frequency": 30, "use_agent": 0, "open_scope": 3,
+         "ip": "::1", "port": 1433, "user": "sa", "password": "p", "appname": "MSSQLSERVER"},
+    ]);
+    let reply = env.create_service(&token, &lines.to_string()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.json);
+}

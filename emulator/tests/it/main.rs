@@ -1,5 +1,6 @@
 //! Integration tests over real HTTP (plain reqwest, loopback, port 0).
 
+mod accounts;
 mod auth;
 mod common;
 mod create;

@@ -81,6 +81,13 @@ impl Checker {
         if response["headers"]["Retry-After"].is_object() {
             assert!(reply.header("retry-after").is_some());
         }
+        if response["headers"]["WWW-Authenticate"].is_object() {
+            let challenge = reply.header("www-authenticate").unwrap_or_default();
+            assert!(
+                challenge.starts_with("Bearer realm=\"Service\", error=\"invalid_token\""),
+                "{challenge}"
+            );
+        }
         self.seen
             .insert((template.to_string(), method.to_string(), reply.status.as_u16()));
     }
@@ -184,6 +191,67 @@ async fn every_endpoint_conforms_to_openapi() {
     checker.check(create_path, "post", &env.create(&token, &bad.to_string()).await);
     checker.check(create_path, "post", &env.create(&token, "{}").await);
     checker.check(create_path, "post", &env.create("expired", "[]").await);
+
+    // Service create: a form, a JSON body, failed lines, a bad body.
+    let service_create = "/v2/service/create.json";
+    let batch = fixture("service_create_request.json");
+    checker.check(
+        service_create,
+        "post",
+        &env.create_service(&token, &batch.to_string()).await,
+    );
+    let json_body = env
+        .http
+        .post(env.url(service_create))
+        .query(&[("access_token", &token)])
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    checker.check(service_create, "post", &read_reply(json_body).await);
+    let mut bad = batch.clone();
+    bad[0]["status_url"] = json!("nope");
+    checker.check(
+        service_create,
+        "post",
+        &env.create_service(&token, &bad.to_string()).await,
+    );
+    checker.check(service_create, "post", &env.create_service(&token, "{}").await);
+    checker.check(service_create, "post", &env.create_service("expired", "[]").await);
+
+    // The lists the spec only names, as lists and keyed; a site task's settings.
+    let named = [
+        "/v2/site/lists.json",
+        "/v2/site/monitors.json",
+        "/v2/user/lists.json",
+        "/v2/user/organization.json",
+    ];
+    for keyed_lists in [false, true] {
+        env.emu.set_quirks(Quirks {
+            keyed_lists,
+            ..Quirks::default()
+        });
+        for path in named {
+            checker.check(path, "get", &env.get_auth(&token, path, &[]).await);
+            checker.check(path, "get", &env.get(path, &[]).await);
+        }
+    }
+    env.emu.set_quirks(Quirks::default());
+    checker.check(
+        named[0],
+        "get",
+        &env.get_auth(&token, named[0], &[("page", "2")]).await,
+    );
+    checker.check(
+        named[0],
+        "get",
+        &env.get_auth(&token, named[0], &[("page", "x")]).await,
+    );
+    let info = "/v2/site/info/{task_id}.json";
+    for id in ["20001", "20005", "29999", "x"] {
+        let path = format!("/v2/site/info/{id}.json");
+        checker.check(info, "get", &env.get_auth(&token, &path, &[]).await);
+    }
 
     // Lists.
     let lists = "/v2/service/lists.json";

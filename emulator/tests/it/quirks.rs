@@ -202,7 +202,7 @@ async fn the_hook_sets_and_shows_the_quirks_and_refuses_bad_ones() {
     let reply = env.put_config(&json!({"latency_ms": 0})).await;
     assert_eq!(
         reply.json["quirks"],
-        json!({"past_end_page": "array", "no_agents": false, "no_checks": false})
+        json!({"past_end_page": "array", "no_agents": false, "no_checks": false, "keyed_lists": false, "rotating_refresh_tokens": false})
     );
     let reply = env
         .put_config(&json!({"quirks": {"past_end_page": "status", "no_agents": true}}))
@@ -210,14 +210,14 @@ async fn the_hook_sets_and_shows_the_quirks_and_refuses_bad_ones() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(
         reply.json["quirks"],
-        json!({"past_end_page": "status", "no_agents": true, "no_checks": false})
+        json!({"past_end_page": "status", "no_agents": true, "no_checks": false, "keyed_lists": false, "rotating_refresh_tokens": false})
     );
     assert_eq!(
         env.emu.quirks(),
         Quirks {
             past_end_page: PastEndPage::Status,
             no_agents: true,
-            no_checks: false,
+            ..Quirks::default()
         }
     );
     let page = env
@@ -232,7 +232,7 @@ async fn the_hook_sets_and_shows_the_quirks_and_refuses_bad_ones() {
     let reply = env.put_config(&json!({"quirks": {"no_checks": true}})).await;
     assert_eq!(
         reply.json["quirks"],
-        json!({"past_end_page": "array", "no_agents": false, "no_checks": true})
+        json!({"past_end_page": "array", "no_agents": false, "no_checks": true, "keyed_lists": false, "rotating_refresh_tokens": false})
     );
     // Bad values are refused, naming the quirk, and change nothing.
     for (body, named) in [
@@ -279,6 +279,8 @@ async fn reset_restores_the_configured_quirks() {
         no_agents: true,
         no_checks: true,
         past_end_page: PastEndPage::Null,
+        keyed_lists: true,
+        rotating_refresh_tokens: true,
     });
     let reply = env.request(Method::POST, "/_emulator/reset", &[]).await;
     assert_eq!(reply.status, StatusCode::OK);

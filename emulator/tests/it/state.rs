@@ -27,6 +27,13 @@ async fn counters_count_every_api_request() {
     env.request(Method::POST, "/v2/site/respose_time_distribute/20001.json", &[])
         .await; // 405
     env.create(&token, "[]").await;
+    env.get_auth(&token, "/v2/site/lists.json", &[]).await;
+    env.get_auth(&token, "/v2/site/info/20001.json", &[]).await;
+    env.get_auth(&token, "/v2/site/info/1.json", &[]).await; // 404
+    env.get_auth(&token, "/v2/site/monitors.json", &[]).await;
+    env.get_auth(&token, "/v2/user/lists.json", &[]).await;
+    env.get_auth(&token, "/v2/user/organization.json", &[]).await;
+    env.create_service(&token, "[]").await;
     // Neither hooks nor unknown paths count.
     env.get("/_emulator/counters", &[]).await;
     env.get("/v2/unknown.json", &[]).await;
@@ -40,7 +47,13 @@ async fn counters_count_every_api_request() {
         service_report: 2,
         site_report: 1,
         distribution: 2,
-        total: 13,
+        site_tasks: 1,
+        site_task: 2,
+        monitors: 1,
+        users: 1,
+        groups: 1,
+        create_service: 1,
+        total: 20,
         // However many the test's HTTP client opened (it keeps connections alive).
         connections: env.emu.counters().connections,
         peak_in_progress: 1, // one request at a time
