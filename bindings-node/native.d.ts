@@ -62,10 +62,23 @@ export declare class NativeClient {
   /** One page of the service task list (`page` as given; the core checks it). */
   serviceTasks(page: number, call?: NativeCall | undefined | null): Promise<string>
   /**
-   * Page `page` of the service task list for the iterator: its JSON list (an empty page is
-   * `[]`) and the page after it, or `null` after the last.
+   * Page `page` of a task list (`"service"` or `"site"`) for the iterators: its tasks as a
+   * JSON list (an empty page is `[]`, a keyed page its values) and the page after it, or
+   * `null` after the last.
    */
-  serviceTaskPage(page: number, call?: NativeCall | undefined | null): Promise<{ body: string; next: number | null }>
+  taskPage(list: 'service' | 'site', page: number, call?: NativeCall | undefined | null): Promise<{ body: string; next: number | null }>
+  /** One page of the site task list, as sent (`page` as given; the core checks it). */
+  siteTasks(page: number, call?: NativeCall | undefined | null): Promise<string>
+  /** One site task's settings. */
+  siteTask(taskId: number | string, call?: NativeCall | undefined | null): Promise<string>
+  /** The monitoring points. */
+  monitors(call?: NativeCall | undefined | null): Promise<string>
+  /** Every user of the account. */
+  users(call?: NativeCall | undefined | null): Promise<string>
+  /** The user groups. */
+  userGroups(call?: NativeCall | undefined | null): Promise<string>
+  /** Creates service tasks from their JSON array. */
+  createServiceTasks(tasksJson: string, call?: NativeCall | undefined | null): Promise<string>
   /**
    * Any operation by method and path (`request()`); the answer is checked to be JSON here,
    * so that a decode error names the call.
@@ -86,6 +99,10 @@ export declare class NativeClient {
   close(): void
   /** Every service task as one table. */
   tableServiceTasks(call?: NativeCall | undefined | null): Promise<NativeTable>
+  /** Every site task as one table. */
+  tableSiteTasks(call?: NativeCall | undefined | null): Promise<NativeTable>
+  /** The monitoring points as a table. */
+  tableMonitors(call?: NativeCall | undefined | null): Promise<NativeTable>
   /** The long table of a service task's report. */
   tableServiceReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeTable>
   /** A site report's three tables: availability, response time, faults. */
@@ -94,8 +111,11 @@ export declare class NativeClient {
   tableResponseTimeDistribution(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeTable>
   /** The service reports of many tasks (`task_ids` unset: every task of the list). */
   tableServiceReports(taskIds?: Array<number | string> | undefined | null, startDate?: string | undefined | null, endDate?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
-  /** The site reports of many tasks (the same `monitor` for all). */
-  tableSiteReports(taskIds: Array<number | string>, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
+  /**
+   * The site reports of many tasks (the same `monitor` for all; `task_ids` unset: every
+   * task of the site task list).
+   */
+  tableSiteReports(taskIds?: Array<number | string> | undefined | null, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeBulk>
 }
 
 /** A running emulator on 127.0.0.1 (a free port), on an OS thread of its own. */
@@ -126,10 +146,14 @@ export declare class NativeEmulator {
   expireTokens(): void
   /** Every refresh token becomes invalid. */
   revokeRefreshTokens(): void
+  /** Every refresh token issued so far expires now. */
+  expireRefreshTokens(): void
   /** Back to the state at start. */
   reset(): void
   /** Created server tasks as stored, as JSON. */
   serverTasks(): string
+  /** Created service tasks as stored, as JSON. */
+  createdServiceTasks(): string
   /** Stops the server and waits for its thread (at most about a second). Idempotent. */
   stop(): Promise<void>
 }
@@ -225,6 +249,10 @@ export interface NativeEmulatorOptions {
   latencyMs?: number
   /** Number of seeded service tasks. */
   serviceTasks?: number
+  /** Number of seeded site tasks. */
+  siteTasks?: number
+  /** Lifetime of refresh tokens, in seconds. */
+  refreshTokenTtl?: number
   /** Fault settings (types checked by the JavaScript layer). */
   faults?: NativeFaults
   /** The time zone of its days, as an offset from UTC (`+08:00`, `UTC`). */
@@ -279,6 +307,8 @@ export interface NativeQuirks {
   pastEndPage?: string
   noAgents?: boolean
   noChecks?: boolean
+  keyedLists?: boolean
+  rotatingRefreshTokens?: boolean
 }
 
 /** Records per page of the service task list. */

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use monapi::input::{self, Id};
 use monapi::{
-    Client, ClientBuilder, DateRange, Endpoint, Method, RawResponse, Request, ServerTask, TaskPage, Token,
+    Client, ClientBuilder, DateRange, Endpoint, Method, NewServiceTask, RawResponse, Request, ServerTask,
+    TaskList, TaskPage, Token,
 };
 use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
@@ -321,27 +322,109 @@ impl NativeClient {
         })
     }
 
-    /// Page `page` of the service task list for the iterator: its JSON list (an empty page is
-    /// `[]`) and the page after it, or `null` after the last.
+    /// Page `page` of a task list (`"service"` or `"site"`) for the iterators: its tasks as a
+    /// JSON list (an empty page is `[]`, a keyed page its values) and the page after it, or
+    /// `null` after the last.
     #[napi(
         catch_unwind,
+        ts_args_type = "list: 'service' | 'site', page: number, call?: NativeCall | undefined | null",
         ts_return_type = "Promise<{ body: string; next: number | null }>"
     )]
-    pub fn service_task_page<'e>(
+    pub fn task_page<'e>(
         &self,
         env: &'e Env,
+        list: String,
         page: u32,
         call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, Settled<PageText>>> {
         self.start(env, call, |client| {
+            let list = match list.as_str() {
+                "service" => TaskList::Service,
+                "site" => TaskList::Site,
+                _ => return Err(invalid_input("list", "must be 'service' or 'site'")),
+            };
             Ok(async move {
-                let page: TaskPage = client.service_task_page(page).await?;
+                let page: TaskPage = client.task_page(list, page).await?;
                 let next = page.next();
                 Ok(PageText {
-                    body: JsonText::new(page.into_response())?,
+                    body: JsonText::new(page.records())?,
                     next,
                 })
             })
+        })
+    }
+
+    /// One page of the site task list, as sent (`page` as given; the core checks it).
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn site_tasks<'e>(
+        &self,
+        env: &'e Env,
+        page: f64,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let page = input::page(page)?;
+            Ok(execute(client, Request::SiteTasks { page }))
+        })
+    }
+
+    /// One site task's settings.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn site_task<'e>(
+        &self,
+        env: &'e Env,
+        task_id: Either<f64, String>,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let task_id = input::task_id(id(&task_id))?;
+            Ok(execute(client, Request::SiteTask { task_id }))
+        })
+    }
+
+    /// The monitoring points.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn monitors<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| Ok(execute(client, Request::Monitors)))
+    }
+
+    /// Every user of the account.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn users<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| Ok(execute(client, Request::Users)))
+    }
+
+    /// The user groups.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn user_groups<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| Ok(execute(client, Request::UserGroups)))
+    }
+
+    /// Creates service tasks from their JSON array.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn create_service_tasks<'e>(
+        &self,
+        env: &'e Env,
+        tasks_json: String,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+        self.start(env, call, |client| {
+            let value: serde_json::Value = serde_json::from_str(&tasks_json)
+                .map_err(|_| invalid_input("tasks", "must be an array of task objects"))?;
+            let tasks = NewServiceTask::batch_from_json(value)?;
+            Ok(execute(client, Request::CreateServiceTasks(tasks)))
         })
     }
 

@@ -24,6 +24,10 @@ pub struct NativeEmulatorOptions {
     pub latency_ms: Option<f64>,
     /// Number of seeded service tasks.
     pub service_tasks: Option<u32>,
+    /// Number of seeded site tasks.
+    pub site_tasks: Option<u32>,
+    /// Lifetime of refresh tokens, in seconds.
+    pub refresh_token_ttl: Option<f64>,
     /// Fault settings (types checked by the JavaScript layer).
     pub faults: Option<NativeFaults>,
     /// The time zone of its days, as an offset from UTC (`+08:00`, `UTC`).
@@ -109,6 +113,8 @@ pub struct NativeQuirks {
     pub past_end_page: Option<String>,
     pub no_agents: Option<bool>,
     pub no_checks: Option<bool>,
+    pub keyed_lists: Option<bool>,
+    pub rotating_refresh_tokens: Option<bool>,
 }
 
 fn quirks(quirks: NativeQuirks) -> Result<Quirks> {
@@ -122,6 +128,8 @@ fn quirks(quirks: NativeQuirks) -> Result<Quirks> {
         past_end_page,
         no_agents: quirks.no_agents.unwrap_or_default(),
         no_checks: quirks.no_checks.unwrap_or_default(),
+        keyed_lists: quirks.keyed_lists.unwrap_or_default(),
+        rotating_refresh_tokens: quirks.rotating_refresh_tokens.unwrap_or_default(),
     })
 }
 
@@ -202,6 +210,12 @@ impl NativeEmulator {
             }
             if let Some(n) = options.service_tasks {
                 config.service_tasks = n as usize;
+            }
+            if let Some(n) = options.site_tasks {
+                config.site_tasks = n as usize;
+            }
+            if let Some(ttl) = options.refresh_token_ttl {
+                config.refresh_token_ttl = token_ttl("refreshTokenTtl", ttl)?;
             }
             if let Some(settings) = options.faults {
                 config.faults = faults(settings)?;
@@ -330,6 +344,12 @@ impl NativeEmulator {
         guard(&env, || self.with(|e| e.revoke_refresh_tokens()))
     }
 
+    /// Every refresh token issued so far expires now.
+    #[napi(catch_unwind)]
+    pub fn expire_refresh_tokens(&self, env: Env) -> napi::Result<()> {
+        guard(&env, || self.with(|e| e.expire_refresh_tokens()))
+    }
+
     /// Back to the state at start.
     #[napi(catch_unwind)]
     pub fn reset(&self, env: Env) -> napi::Result<()> {
@@ -342,6 +362,15 @@ impl NativeEmulator {
         guard(&env, || {
             let tasks = self.with(|e| e.server_tasks())?;
             serde_json::to_string(&tasks).map_err(|e| invalid_input("serverTasks", &e.to_string()))
+        })
+    }
+
+    /// Created service tasks as stored, as JSON.
+    #[napi(catch_unwind)]
+    pub fn created_service_tasks(&self, env: Env) -> napi::Result<String> {
+        guard(&env, || {
+            let tasks = self.with(|e| e.created_service_tasks())?;
+            serde_json::to_string(&tasks).map_err(|e| invalid_input("createdServiceTasks", &e.to_string()))
         })
     }
 

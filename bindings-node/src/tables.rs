@@ -315,11 +315,16 @@ fn bulk_options(
     Ok((options, on_failure))
 }
 
-fn task_ids_of(ids: &[Either<f64, String>]) -> Result<Vec<u64>> {
-    Ok(ids
-        .iter()
-        .map(|task| input::task_id(id(task)))
-        .collect::<monapi::Result<_>>()?)
+/// The tasks a bulk call names: these ids, or (unset) every task of the list.
+fn tasks_of(ids: Option<&[Either<f64, String>]>) -> Result<TaskIds> {
+    let Some(ids) = ids else {
+        return Ok(TaskIds::All);
+    };
+    Ok(TaskIds::Ids(
+        ids.iter()
+            .map(|task| input::task_id(id(task)))
+            .collect::<monapi::Result<_>>()?,
+    ))
 }
 
 #[napi]
@@ -333,6 +338,30 @@ impl NativeClient {
     ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
         self.start(env, call, |client| {
             Ok(async move { Ok(native(client.tables().service_tasks().await?)) })
+        })
+    }
+
+    /// Every site task as one table.
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeTable>")]
+    pub fn table_site_tasks<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
+        self.start(env, call, |client| {
+            Ok(async move { Ok(native(client.tables().site_tasks().await?)) })
+        })
+    }
+
+    /// The monitoring points as a table.
+    #[napi(catch_unwind, ts_return_type = "Promise<NativeTable>")]
+    pub fn table_monitors<'e>(
+        &self,
+        env: &'e Env,
+        call: Option<&NativeCall>,
+    ) -> napi::Result<PromiseRaw<'e, Settled<NativeTable>>> {
+        self.start(env, call, |client| {
+            Ok(async move { Ok(native(client.tables().monitors().await?)) })
         })
     }
 
@@ -407,10 +436,7 @@ impl NativeClient {
         call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, Settled<NativeBulk>>> {
         self.start(env, call, |client: Client| {
-            let tasks = match &task_ids {
-                Some(ids) => TaskIds::Ids(task_ids_of(ids)?),
-                None => TaskIds::All,
-            };
+            let tasks = tasks_of(task_ids.as_deref())?;
             let range = range(start_date, end_date)?;
             let (options, on_failure) = bulk_options(concurrency, on_progress, errors)?;
             Ok(async move {
@@ -425,13 +451,14 @@ impl NativeClient {
         })
     }
 
-    /// The site reports of many tasks (the same `monitor` for all).
+    /// The site reports of many tasks (the same `monitor` for all; `task_ids` unset: every
+    /// task of the site task list).
     #[napi(catch_unwind, ts_return_type = "Promise<NativeBulk>")]
     #[allow(clippy::too_many_arguments)]
     pub fn table_site_reports<'e>(
         &self,
         env: &'e Env,
-        task_ids: Vec<Either<f64, String>>,
+        task_ids: Option<Vec<Either<f64, String>>>,
         start_date: Option<String>,
         end_date: Option<String>,
         monitor: Option<Either<f64, String>>,
@@ -441,7 +468,7 @@ impl NativeClient {
         call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, Settled<NativeBulk>>> {
         self.start(env, call, |client: Client| {
-            let ids = task_ids_of(&task_ids)?;
+            let tasks = tasks_of(task_ids.as_deref())?;
             let range = range(start_date, end_date)?;
             let monitor = input::monitor(monitor.as_ref().map(id))?;
             let (options, on_failure) = bulk_options(concurrency, on_progress, errors)?;
@@ -449,7 +476,7 @@ impl NativeClient {
                 let timezone = client.timezone();
                 let bulk = client
                     .tables()
-                    .site_reports(&ids, range, monitor, options)
+                    .site_reports(tasks, range, monitor, options)
                     .await?;
                 let pick =
                     |f: fn(&SiteTables) -> &RecordBatch| bulk.tables.iter().map(move |(_, t)| f(t).clone());

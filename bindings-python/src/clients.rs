@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use monapi::{Method, Monitor, Request};
+use monapi::{Method, Monitor, Request, TaskList};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -13,11 +13,11 @@ use pyo3::PyTraverseError;
 
 use crate::args::{date_range, Day, MonitorArg, Page, Params, TaskId};
 use crate::bridge::Awaitable;
-use crate::encode::server_tasks;
+use crate::encode::{server_tasks, service_tasks};
 use crate::errors::to_pyerr;
 use crate::mode::{Async, Blocking, Mode};
 use crate::options;
-use crate::pages::{ServiceTaskAsyncIterator, ServiceTaskIterator};
+use crate::pages::{AsyncTaskIterator, TaskIterator};
 use crate::pickle;
 use crate::shared::Shared;
 use crate::tables::{AsyncTables, Tables};
@@ -204,7 +204,8 @@ macro_rules! client_methods {
             /// Returns
             /// -------
             /// Token
-            ///     The new token (the service also issues a new refresh token).
+            ///     The new token. It keeps the refresh token when the service sends none (the
+            ///     service's default: its refresh token stays valid for 14 days).
             ///
             /// Raises
             /// ------
@@ -316,6 +317,48 @@ macro_rules! client_methods {
                 <$mode>::finish(py, "create_server_tasks", self.shared.raw(py, request, <$mode>::PARSE))
             }
 
+            /// Create service monitoring tasks in one batch.
+            ///
+            /// The whole batch is checked first against the rules of the service's documentation:
+            /// nothing is sent when a task breaks one, and the error names every problem. The
+            /// ``password`` of a task never appears in an error, a ``repr`` or a log line.
+            ///
+            /// Parameters
+            /// ----------
+            /// tasks : list of dict
+            ///     Service tasks: ``task_name`` and ``task_type`` (apache, lighttpd, nginx,
+            ///     mongodb, redis, memcache, mysql, tomcat, iis, sqlserver, oracle), the fields of
+            ///     that type (``status_url``; ``ip``, ``port``, ``user``, ``password``;
+            ///     ``appname``; ``logPath``), and optionally ``frequency`` (default 5),
+            ///     ``use_agent`` and ``plugin_task_uselist_id``, and ``alert_setting`` (as for
+            ///     server tasks; default: alerts for the creator only) or, without alerts,
+            ///     ``open_scope`` (1-4) with ``organization`` or ``user_ids``.
+            ///
+            /// Returns
+            /// -------
+            /// list of dict
+            ///     One ``{"task_id": ...}`` per created task, as sent by the service.
+            ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     Tasks break rules: ``errors`` lists every problem (``index``, ``field``,
+            ///     ``rule``).
+            /// PartialCreateError
+            ///     Some tasks failed (``failed_indices``); all the others were created. The batch
+            ///     is never sent twice.
+            ///
+            /// Examples
+            /// --------
+            /// >>> client.create_service_tasks([{
+            /// ...     "task_name": "orders-db", "task_type": "mysql", "ip": "192.168.1.20",
+            /// ...     "port": 3306, "user": "monitor", "password": "..."}])
+            /// [{'task_id': 200001}]
+            fn create_service_tasks(&self, py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<$output> {
+                let request = Request::CreateServiceTasks(service_tasks(py, tasks)?);
+                <$mode>::finish(py, "create_service_tasks", self.shared.raw(py, request, <$mode>::PARSE))
+            }
+
             /// One page of the service task list (50 tasks a page).
             ///
             /// Parameters
@@ -348,14 +391,124 @@ macro_rules! client_methods {
             ///
             /// Returns
             /// -------
-            /// ServiceTaskIterator
+            /// TaskIterator
             ///     An iterator of task dicts.
             ///
             /// Examples
             /// --------
             /// >>> names = [task["task_name"] for task in client.iter_service_tasks()]
             fn iter_service_tasks(&self) -> $pages {
-                $pages::new(self.shared.clone())
+                $pages::new(self.shared.clone(), TaskList::Service)
+            }
+
+            /// One page of the site task list (up to 50 tasks a page), as sent.
+            ///
+            /// Parameters
+            /// ----------
+            /// page : int, default 1
+            ///     The page, counting from 1.
+            ///
+            /// Returns
+            /// -------
+            /// list of dict or dict
+            ///     Tasks with ``task_id``, ``task_name``, ``task_summary``, ``task_type``,
+            ///     ``frequency``, ``task_status``, ``last_resp_time``, ``last_check_time`` ... as
+            ///     sent (ids are strings); a page the service sends as an object keyed by task id
+            ///     stays one (:meth:`iter_site_tasks` and ``tables.site_tasks()`` read both).
+            ///
+            /// Examples
+            /// --------
+            /// >>> sites = client.site_tasks(page=1)
+            /// >>> sites[0]["task_id"]
+            /// '20001'
+            #[pyo3(signature = (page = Page(1)), text_signature = "($self, page=1)")]
+            fn site_tasks(&self, py: Python<'_>, page: Page) -> PyResult<$output> {
+                let request = Request::SiteTasks { page: page.0 };
+                <$mode>::finish(py, "site_tasks", self.shared.raw(py, request, <$mode>::PARSE))
+            }
+
+            /// Every site task, page after page, fetched as the iteration reaches them (the rule
+            /// of :meth:`iter_service_tasks`; a page keyed by task id yields its tasks in order).
+            ///
+            /// Returns
+            /// -------
+            /// TaskIterator
+            ///     An iterator of task dicts.
+            ///
+            /// Examples
+            /// --------
+            /// >>> ids = [int(task["task_id"]) for task in client.iter_site_tasks()]
+            fn iter_site_tasks(&self) -> $pages {
+                $pages::new(self.shared.clone(), TaskList::Site)
+            }
+
+            /// One site task's settings: the fields of the list and the monitoring points it uses.
+            ///
+            /// Parameters
+            /// ----------
+            /// task_id : int or str
+            ///     A site task id.
+            ///
+            /// Returns
+            /// -------
+            /// dict
+            ///     As sent.
+            ///
+            /// Examples
+            /// --------
+            /// >>> client.site_task(20001)["task_name"]
+            /// 'site-01'
+            fn site_task(&self, py: Python<'_>, task_id: TaskId) -> PyResult<$output> {
+                let request = Request::SiteTask { task_id: task_id.0 };
+                <$mode>::finish(py, "site_task", self.shared.raw(py, request, <$mode>::PARSE))
+            }
+
+            /// The monitoring points of the account: their ids are the keys of a site report.
+            ///
+            /// Returns
+            /// -------
+            /// list of dict or dict
+            ///     Points with ``monitor_id``, ``monitor_name``, ``isp_name``, ``location_name``
+            ///     ... as sent (a list, or an object keyed by id).
+            ///
+            /// Examples
+            /// --------
+            /// >>> {p["monitor_id"]: p["monitor_name"] for p in client.monitors()}["1"]
+            /// '北京电信'
+            fn monitors(&self, py: Python<'_>) -> PyResult<$output> {
+                <$mode>::finish(py, "monitors", self.shared.raw(py, Request::Monitors, <$mode>::PARSE))
+            }
+
+            /// Every user of the account: their ids are what ``alert_setting`` names.
+            ///
+            /// Returns
+            /// -------
+            /// list of dict or dict
+            ///     Users with ``user_id``, ``user_email``, ``user_name``, ``user_status``,
+            ///     ``role_id``, ``organization`` ... as sent.
+            ///
+            /// Examples
+            /// --------
+            /// >>> [u["user_email"] for u in client.users()][:1]
+            /// ['test@example.com']
+            fn users(&self, py: Python<'_>) -> PyResult<$output> {
+                <$mode>::finish(py, "users", self.shared.raw(py, Request::Users, <$mode>::PARSE))
+            }
+
+            /// The user groups of the account: their ids are what ``organization`` names.
+            ///
+            /// Returns
+            /// -------
+            /// list of dict or dict
+            ///     Groups with ``organization_id``, ``organization_name``,
+            ///     ``parent_organization_id``, ``user_num``, as sent.
+            ///
+            /// Examples
+            /// --------
+            /// >>> [g["organization_name"] for g in client.user_groups()][:1]
+            /// ['运维部']
+            fn user_groups(&self, py: Python<'_>) -> PyResult<$output> {
+                <$mode>::finish(py, "user_groups", self.shared.raw(py, Request::UserGroups, <$mode>::PARSE))
             }
 
             /// The collector agents with their plugins, keyed by agent id.
@@ -487,7 +640,7 @@ macro_rules! client_methods {
             }
 
             /// Call any operation of the service by its method and path, for those without a method
-            /// of their own (the site task list, monitoring points, users, user groups...).
+            /// of their own.
             ///
             /// The client adds ``access_token`` and looks after the token as for every other call; a
             /// GET is retried as reads are, a POST is never repeated once it may have reached the
@@ -517,7 +670,7 @@ macro_rules! client_methods {
             ///
             /// Examples
             /// --------
-            /// >>> sites = client.request("GET", "/v2/site/lists.json", params={"page": 1})
+            /// >>> points = client.request("GET", "/v2/site/monitors.json")
             #[pyo3(signature = (method, path, params=None, form=None))]
             fn request(
                 &self,
@@ -562,7 +715,7 @@ macro_rules! client_methods {
     };
 }
 
-client_methods!(Client, Blocking, Py<PyAny>, Tables, ServiceTaskIterator, {
+client_methods!(Client, Blocking, Py<PyAny>, Tables, TaskIterator, {
     fn __enter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
@@ -574,22 +727,15 @@ client_methods!(Client, Blocking, Py<PyAny>, Tables, ServiceTaskIterator, {
     }
 });
 
-client_methods!(
-    AsyncClient,
-    Async,
-    Awaitable,
-    AsyncTables,
-    ServiceTaskAsyncIterator,
-    {
-        fn __aenter__(slf: &Bound<'_, Self>) -> Awaitable {
-            Awaitable::ready("__aenter__", Ok(slf.clone().into_any().unbind()))
-        }
-
-        #[pyo3(signature = (*_exc))]
-        fn __aexit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> Awaitable {
-            self.shared.close();
-            let done = false.into_pyobject(py).map(|b| b.to_owned().into_any().unbind());
-            Awaitable::ready("__aexit__", Ok(done.unwrap_or_else(|_| py.None())))
-        }
+client_methods!(AsyncClient, Async, Awaitable, AsyncTables, AsyncTaskIterator, {
+    fn __aenter__(slf: &Bound<'_, Self>) -> Awaitable {
+        Awaitable::ready("__aenter__", Ok(slf.clone().into_any().unbind()))
     }
-);
+
+    #[pyo3(signature = (*_exc))]
+    fn __aexit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> Awaitable {
+        self.shared.close();
+        let done = false.into_pyobject(py).map(|b| b.to_owned().into_any().unbind());
+        Awaitable::ready("__aexit__", Ok(done.unwrap_or_else(|_| py.None())))
+    }
+});

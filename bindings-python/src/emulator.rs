@@ -60,7 +60,14 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 ///     24.9 days, the range of every language's emulator).
 /// service_tasks : int, default 120
 ///     Number of service tasks, at most 100,000 (ids from 10001; 120 make three pages).
-///     Site tasks are 20001 to 20005; created server tasks get ids from 30001.
+///     Created server tasks get ids from 30001, created service tasks from 200001.
+/// site_tasks : int, default 5
+///     Number of site tasks, at most 100,000 (ids from 20001; 51 make two pages of the
+///     site task list).
+/// refresh_token_ttl : float, default 1209600
+///     Lifetime of the refresh tokens it issues, in seconds (14 days by default, as the
+///     service's OAuth server; at most 2^32 - 1). A refresh with an older one gets
+///     ``invalid_grant``.
 /// tls : bool, default False
 ///     Serve HTTPS, with a certificate signed by a private CA made at start (see
 ///     :attr:`ca_pem` and :attr:`ca_path`; :meth:`client` trusts it already), as a
@@ -128,13 +135,16 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, timezone=None, tls=false))]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, site_tasks=5, refresh_token_ttl=1209600.0, timezone=None, tls=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         seed: u64,
         token_ttl: f64,
         latency: f64,
         service_tasks: usize,
+        site_tasks: usize,
+        refresh_token_ttl: f64,
         timezone: Option<&str>,
         tls: bool,
     ) -> PyResult<Self> {
@@ -146,9 +156,16 @@ impl Emulator {
             seed,
             token_ttl: monapi_emulator::token_ttl("token_ttl", token_ttl, TimeUnit::Seconds)
                 .map_err(|e| refused(py, e))?,
+            refresh_token_ttl: monapi_emulator::token_ttl(
+                "refresh_token_ttl",
+                refresh_token_ttl,
+                TimeUnit::Seconds,
+            )
+            .map_err(|e| refused(py, e))?,
             latency: monapi_emulator::latency("latency", latency, TimeUnit::Seconds)
                 .map_err(|e| refused(py, e))?,
             service_tasks,
+            site_tasks,
             tls,
             timezone,
             ..Config::default()
@@ -438,6 +455,13 @@ impl Emulator {
     ///     Every range has no checks: a service report and a response-time distribution are
     ///     ``[]``; a site report keeps its monitoring points, each with ``"uprate": []``,
     ///     ``"fault": []`` and ``"resptime": []``.
+    /// keyed_lists : bool, default False
+    ///     The site task list, the monitoring points, the users and the groups arrive as PHP
+    ///     keyed arrays (JSON objects keyed by id) instead of lists, as the agent list does.
+    /// rotating_refresh_tokens : bool, default False
+    ///     The refresh grant issues a new refresh token and retires the one used (by
+    ///     default, as the service's OAuth server, it issues none and the used one stays
+    ///     valid).
     ///
     /// Raises
     /// ------
@@ -449,19 +473,23 @@ impl Emulator {
     /// >>> emulator.set_quirks(past_end_page="object", no_agents=True)
     /// >>> emulator.client().service_tasks(page=4)   # the service sent {}
     /// >>> emulator.set_quirks()   # off
-    #[pyo3(signature = (*, past_end_page="array", no_agents=false, no_checks=false))]
+    #[pyo3(signature = (*, past_end_page="array", no_agents=false, no_checks=false, keyed_lists=false, rotating_refresh_tokens=false))]
     fn set_quirks(
         &self,
         py: Python<'_>,
         past_end_page: &str,
         no_agents: bool,
         no_checks: bool,
+        keyed_lists: bool,
+        rotating_refresh_tokens: bool,
     ) -> PyResult<()> {
         let past_end_page: PastEndPage = past_end_page.parse().map_err(|e| refused(py, e))?;
         let quirks = Quirks {
             past_end_page,
             no_agents,
             no_checks,
+            keyed_lists,
+            rotating_refresh_tokens,
         };
         self.with(|e| e.set_quirks(quirks))
     }
@@ -484,6 +512,16 @@ impl Emulator {
         self.with(|e| e.revoke_refresh_tokens())
     }
 
+    /// Make every refresh token issued so far expire now: the next refresh gets
+    /// ``invalid_grant``, "Refresh token has expired".
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.expire_refresh_tokens()
+    fn expire_refresh_tokens(&self) -> PyResult<()> {
+        self.with(|e| e.expire_refresh_tokens())
+    }
+
     /// Back to the state at start: counters zero, knobs as started (no faults, no quirks),
     /// created tasks gone, every token revoked.
     ///
@@ -503,7 +541,8 @@ impl Emulator {
     /// dict
     ///     ``token``, ``token_password``, ``token_refresh``, ``create``,
     ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
-    ///     ``distribution`` and ``total``; ``connections`` counts the TCP connections
+    ///     ``distribution``, ``site_tasks``, ``site_task``, ``monitors``, ``users``,
+    ///     ``groups``, ``create_service`` and ``total``; ``connections`` counts the TCP connections
     ///     accepted (over HTTPS too, even when the client refused the certificate), and
     ///     ``peak_in_progress`` the most API requests in progress at once.
     ///
@@ -529,6 +568,21 @@ impl Emulator {
     /// ['web-01']
     fn server_tasks(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let tasks = self.with(|e| e.server_tasks())?;
+        Ok(value_to_py(py, &serde_json::Value::Array(tasks))?.unbind())
+    }
+
+    /// The service tasks created so far, as stored (the submitted fields plus ``task_id``).
+    ///
+    /// Returns
+    /// -------
+    /// list of dict
+    ///
+    /// Examples
+    /// --------
+    /// >>> [t["task_type"] for t in emulator.created_service_tasks()]
+    /// ['nginx']
+    fn created_service_tasks(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let tasks = self.with(|e| e.created_service_tasks())?;
         Ok(value_to_py(py, &serde_json::Value::Array(tasks))?.unbind())
     }
 

@@ -1,4 +1,4 @@
-//! Python values to JSON, for what is sent: server tasks and saved tokens.
+//! Python values to JSON, for what is sent: server and service tasks and saved tokens.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -138,13 +138,25 @@ fn sequence(value: &Bound<'_, PyAny>, path: &mut String, depth: usize) -> Result
 /// A create batch from Python: a list (or other sequence) of dicts, each checked by the
 /// core (`ServerTask::batch_from_json`: errors name the task's index and the field).
 pub fn server_tasks(py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<Vec<monapi::ServerTask>> {
+    let batch = batch(py, tasks, "server")?;
+    monapi::ServerTask::batch_from_json(batch).map_err(|e| crate::errors::to_pyerr(py, e))
+}
+
+/// A batch of service tasks: Python dicts read by the core's rules (every problem named).
+pub fn service_tasks(py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<Vec<monapi::NewServiceTask>> {
+    let batch = batch(py, tasks, "service")?;
+    monapi::NewServiceTask::batch_from_json(batch).map_err(|e| crate::errors::to_pyerr(py, e))
+}
+
+/// A list of task dicts as a JSON array (a value that cannot be sent is named by its index).
+fn batch(py: Python<'_>, tasks: &Bound<'_, PyAny>, kind: &str) -> PyResult<Value> {
     if tasks.is_instance_of::<PyString>()
         || tasks.is_instance_of::<PyDict>()
         || tasks.cast::<PySequence>().is_err()
     {
-        return Err(PyTypeError::new_err(
-            "tasks must be a list of task dicts (one dict per server task)",
-        ));
+        return Err(PyTypeError::new_err(format!(
+            "tasks must be a list of task dicts (one dict per {kind} task)"
+        )));
     }
     let mut values = Vec::new();
     for (index, task) in tasks.try_iter()?.enumerate() {
@@ -152,6 +164,5 @@ pub fn server_tasks(py: Python<'_>, tasks: &Bound<'_, PyAny>) -> PyResult<Vec<mo
         let value = py_to_json(&task).map_err(|e| validation(py, Some(index), &e.path, &e.rule))?;
         values.push(value);
     }
-    let batch = Value::Array(values);
-    monapi::ServerTask::batch_from_json(batch).map_err(|e| crate::errors::to_pyerr(py, e))
+    Ok(Value::Array(values))
 }

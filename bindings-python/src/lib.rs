@@ -54,8 +54,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for class in ["Client", "AsyncClient"] {
         m.getattr(class)?.setattr("__signature__", &signature)?;
     }
-    m.add_class::<pages::ServiceTaskIterator>()?;
-    m.add_class::<pages::ServiceTaskAsyncIterator>()?;
+    m.add_class::<pages::TaskIterator>()?;
+    m.add_class::<pages::AsyncTaskIterator>()?;
     m.add_class::<bridge::Awaitable>()?;
     m.add_class::<emulator::Emulator>()?;
     m.add_class::<table::Table>()?;

@@ -1,10 +1,12 @@
-//! Iterators over every service task: they fetch the page the core names next
-//! (`monapi::TaskPage::next`) until it names none; the core also decides what an empty page
-//! is, so a page always arrives as a list.
+//! Iterators over every task of a paged list (service tasks, site tasks): they fetch the page
+//! the core names next (`monapi::TaskPage::next`) until it names none; the core also decides
+//! what an empty page is and reads a keyed page as its list (`TaskPage::records`), so a page
+//! always arrives as a list.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use monapi::TaskList;
 use pyo3::exceptions::{PyRuntimeError, PyStopAsyncIteration};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -65,7 +67,16 @@ impl Pages {
     }
 }
 
-/// Iterator over every service task (from :meth:`Client.iter_service_tasks`).
+/// The name of the call that makes an iterator over `list`, for errors.
+fn call(list: TaskList) -> &'static str {
+    match list {
+        TaskList::Service => "iter_service_tasks",
+        TaskList::Site => "iter_site_tasks",
+    }
+}
+
+/// Iterator over every task of a list (from :meth:`Client.iter_service_tasks` and
+/// :meth:`Client.iter_site_tasks`).
 ///
 /// Pages are fetched as the iteration reaches them, without holding the GIL.
 ///
@@ -74,22 +85,24 @@ impl Pages {
 /// >>> for task in client.iter_service_tasks():
 /// ...     print(task["task_id"])
 #[pyclass(module = "monapi", frozen)]
-pub struct ServiceTaskIterator {
+pub struct TaskIterator {
     shared: Arc<Shared>,
+    list: TaskList,
     state: Arc<Mutex<Pages>>,
 }
 
-impl ServiceTaskIterator {
-    pub fn new(shared: Arc<Shared>) -> Self {
-        ServiceTaskIterator {
+impl TaskIterator {
+    pub fn new(shared: Arc<Shared>, list: TaskList) -> Self {
+        TaskIterator {
             shared,
+            list,
             state: Arc::default(),
         }
     }
 }
 
 #[pymethods]
-impl ServiceTaskIterator {
+impl TaskIterator {
     fn __iter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
@@ -109,7 +122,7 @@ impl ServiceTaskIterator {
             let _busy = NotBusy(self.state.clone());
             let state = self.state.clone();
             let job = Job {
-                future: self.shared.page(py, page)?,
+                future: self.shared.page(py, self.list, page)?,
                 convert: Box::new(move |py, (parsed, next)| {
                     let body = parsed.into_py(py)?;
                     lock(&state).take_page(body.bind(py), next)?;
@@ -121,29 +134,32 @@ impl ServiceTaskIterator {
     }
 }
 
-/// Async iterator over every service task (from :meth:`AsyncClient.iter_service_tasks`).
+/// Async iterator over every task of a list (from :meth:`AsyncClient.iter_service_tasks` and
+/// :meth:`AsyncClient.iter_site_tasks`).
 ///
 /// Examples
 /// --------
-/// >>> async for task in client.iter_service_tasks():
+/// >>> async for task in client.iter_site_tasks():
 /// ...     print(task["task_id"])
 #[pyclass(module = "monapi", frozen)]
-pub struct ServiceTaskAsyncIterator {
+pub struct AsyncTaskIterator {
     shared: Arc<Shared>,
+    list: TaskList,
     state: Arc<Mutex<Pages>>,
 }
 
-impl ServiceTaskAsyncIterator {
-    pub fn new(shared: Arc<Shared>) -> Self {
-        ServiceTaskAsyncIterator {
+impl AsyncTaskIterator {
+    pub fn new(shared: Arc<Shared>, list: TaskList) -> Self {
+        AsyncTaskIterator {
             shared,
+            list,
             state: Arc::default(),
         }
     }
 }
 
 #[pymethods]
-impl ServiceTaskAsyncIterator {
+impl AsyncTaskIterator {
     fn __aiter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
@@ -152,7 +168,7 @@ impl ServiceTaskAsyncIterator {
         let page = {
             let mut pages = lock(&self.state);
             if let Some(item) = pages.buffer.pop_front() {
-                return Ok(Awaitable::ready("iter_service_tasks", Ok(item)));
+                return Ok(Awaitable::ready(call(self.list), Ok(item)));
             }
             match pages.start()? {
                 Some(page) => page,
@@ -163,10 +179,10 @@ impl ServiceTaskAsyncIterator {
         // would fetch the same page again. A fetch that fails or is cancelled drops the
         // conversion, and with it the guard.
         let busy = NotBusy(self.state.clone());
-        let future = self.shared.page(py, page)?;
+        let future = self.shared.page(py, self.list, page)?;
         let state = self.state.clone();
         Ok(Awaitable::new(
-            "iter_service_tasks",
+            call(self.list),
             Job {
                 future,
                 convert: Box::new(move |py, (parsed, next)| {

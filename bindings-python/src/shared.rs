@@ -5,7 +5,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use monapi::{ClientBuilder, Request, Settings, Token};
+use monapi::{ClientBuilder, Request, Settings, TaskList, Token};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::PyTraverseError;
@@ -178,14 +178,19 @@ impl Shared {
         })
     }
 
-    /// Fetches page `number` of the service task list: its tasks, parsed without the GIL, and
-    /// the page after it as the core decides (`None` after the last).
-    pub fn page(&self, py: Python<'_>, number: u32) -> PyResult<BoxFuture<(Parsed, Option<u32>)>> {
+    /// Fetches page `number` of `list`: its tasks as a list (a keyed page's values), parsed
+    /// without the GIL, and the page after it as the core decides (`None` after the last).
+    pub fn page(
+        &self,
+        py: Python<'_>,
+        list: TaskList,
+        number: u32,
+    ) -> PyResult<BoxFuture<(Parsed, Option<u32>)>> {
         let client = self.client(py)?;
         Ok(Box::pin(async move {
-            let page = client.service_task_page(number).await?;
+            let page = client.task_page(list, number).await?;
             let next = page.next();
-            Ok((Parsed::whole(page.into_response()).await, next))
+            Ok((Parsed::whole(page.records()).await, next))
         }))
     }
 

@@ -35,6 +35,22 @@ impl Jobs<'_> {
         })
     }
 
+    fn site_tasks(&self, py: Python<'_>) -> PyResult<Job<RecordBatch>> {
+        let tables = self.tables(py)?;
+        Ok(Job {
+            future: Box::pin(async move { tables.site_tasks().await }),
+            convert: Box::new(table_py),
+        })
+    }
+
+    fn monitors(&self, py: Python<'_>) -> PyResult<Job<RecordBatch>> {
+        let tables = self.tables(py)?;
+        Ok(Job {
+            future: Box::pin(async move { tables.monitors().await }),
+            convert: Box::new(table_py),
+        })
+    }
+
     fn service_report(&self, py: Python<'_>, task_id: u64, range: DateRange) -> PyResult<Job<RecordBatch>> {
         let tables = self.tables(py)?;
         Ok(Job {
@@ -87,7 +103,7 @@ impl Jobs<'_> {
     fn site_reports(
         &self,
         py: Python<'_>,
-        task_ids: Vec<u64>,
+        task_ids: TaskIds,
         range: DateRange,
         monitor: Monitor,
         bulk: Bulk,
@@ -101,7 +117,7 @@ impl Jobs<'_> {
         ];
         let Bulk { options, on_failure } = bulk;
         Ok(Job {
-            future: Box::pin(async move { tables.site_reports(&task_ids, range, monitor, options).await }),
+            future: Box::pin(async move { tables.site_reports(task_ids, range, monitor, options).await }),
             convert: Box::new(site_bulk_convert(schemas, on_failure)),
         })
     }
@@ -112,10 +128,6 @@ fn task_ids(ids: Option<Vec<TaskId>>) -> TaskIds {
         None => TaskIds::All,
         Some(ids) => TaskIds::Ids(ids.into_iter().map(|id| id.0).collect()),
     }
-}
-
-fn ids(ids: Vec<TaskId>) -> Vec<u64> {
-    ids.into_iter().map(|id| id.0).collect()
 }
 
 fn monitor(monitor: Option<MonitorArg>) -> Monitor {
@@ -200,6 +212,39 @@ macro_rules! tables_methods {
                     "tables.service_tasks",
                     Jobs(&self.shared).service_tasks(py),
                 )
+            }
+
+            /// Every site task (all pages) as one table.
+            ///
+            /// Returns
+            /// -------
+            /// Table
+            ///     ``task_id``, ``task_name``, ``task_summary``, ``task_type``,
+            ///     ``task_create_time``, ``frequency``, ``task_status``, ``group_id``,
+            ///     ``last_resp_time`` (ms), ``last_resp_result``, ``last_resp_status``,
+            ///     ``threshold_result``, ``last_check_time``; null where the service left a
+            ///     field out.
+            ///
+            /// Examples
+            /// --------
+            /// >>> client.tables.site_tasks().to_pandas()[["task_id", "task_name", "frequency"]]
+            fn site_tasks(&self, py: Python<'_>) -> PyResult<$output> {
+                <$mode>::finish(py, "tables.site_tasks", Jobs(&self.shared).site_tasks(py))
+            }
+
+            /// The monitoring points as a table.
+            ///
+            /// Returns
+            /// -------
+            /// Table
+            ///     ``monitor_id``, ``monitor_name``, ``isp_id``, ``isp_name``, ``location_code``,
+            ///     ``location_name``, ``china_region``, ``world_region``; null where absent.
+            ///
+            /// Examples
+            /// --------
+            /// >>> client.tables.monitors().to_pandas().set_index("monitor_id")["monitor_name"]
+            fn monitors(&self, py: Python<'_>) -> PyResult<$output> {
+                <$mode>::finish(py, "tables.monitors", Jobs(&self.shared).monitors(py))
             }
 
             /// A service task's report as a long table: one row per record and metric.
@@ -371,7 +416,8 @@ macro_rules! tables_methods {
             /// a time (the same ``monitor`` for every task).
             ///
             /// Parameters are those of :meth:`service_reports` and :meth:`site_report`;
-            /// ``task_ids`` is required (site tasks have no list of their own here).
+            /// ``task_ids`` ``None`` (default) is every site task (the site task list is read
+            /// first).
             ///
             /// Returns
             /// -------
@@ -387,12 +433,13 @@ macro_rules! tables_methods {
             /// --------
             /// >>> site = client.tables.site_reports([20001, 20002], start_date="2026-11-01")
             /// >>> site.faults.to_pandas()
-            #[pyo3(signature = (task_ids, *, start_date=None, end_date=None, monitor=None, concurrency=None, progress=None, errors="raise"))]
+            /// >>> every_site = client.tables.site_reports(start_date="2026-11-01")
+            #[pyo3(signature = (task_ids=None, *, start_date=None, end_date=None, monitor=None, concurrency=None, progress=None, errors="raise"))]
             #[allow(clippy::too_many_arguments)]
             fn site_reports(
                 &self,
                 py: Python<'_>,
-                task_ids: Vec<TaskId>,
+                task_ids: Option<Vec<TaskId>>,
                 start_date: Option<Day>,
                 end_date: Option<Day>,
                 monitor: Option<MonitorArg>,
@@ -402,8 +449,13 @@ macro_rules! tables_methods {
             ) -> PyResult<$output> {
                 let range = date_range(py, start_date, end_date)?;
                 let bulk = Bulk::new(py, concurrency, progress, errors)?;
-                let job =
-                    Jobs(&self.shared).site_reports(py, ids(task_ids), range, self::monitor(monitor), bulk);
+                let job = Jobs(&self.shared).site_reports(
+                    py,
+                    self::task_ids(task_ids),
+                    range,
+                    self::monitor(monitor),
+                    bulk,
+                );
                 <$mode>::finish(py, "tables.site_reports", job)
             }
 

@@ -54,8 +54,9 @@ enum ExportTable {
         /// Which table.
         #[arg(long, value_enum)]
         table: SiteTable,
-        /// Site task ids (repeat the option or list several).
-        #[arg(long = "task", value_name = "ID", num_args = 1.., required = true)]
+        /// Site task ids (repeat the option or list several); default: every task of the
+        /// site task list.
+        #[arg(long = "task", value_name = "ID", num_args = 1..)]
         tasks: Vec<u64>,
         /// `all` points (default), `average`, or a monitoring-point id.
         #[arg(long, default_value = "all")]
@@ -72,6 +73,14 @@ enum ExportTable {
     /// The service task list (every page).
     #[command(after_help = EXIT_CODES)]
     ServiceTasks {
+        #[command(flatten)]
+        output: Output,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// The site task list (every page).
+    #[command(after_help = EXIT_CODES)]
+    SiteTasks {
         #[command(flatten)]
         output: Output,
         #[command(flatten)]
@@ -240,11 +249,7 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
             connection,
         } => {
             let client = client(connection, &output)?;
-            let tasks = if tasks.is_empty() {
-                table::TaskIds::All
-            } else {
-                table::TaskIds::Ids(tasks)
-            };
+            let tasks = task_ids(tasks);
             let range = range.parse()?;
             let bar = Bar::new(output.quiet);
             let options = bar.options(fetch.concurrency);
@@ -277,7 +282,7 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
             let options = bar.options(fetch.concurrency);
             let stream = client
                 .tables()
-                .site_reports_stream(&tasks, range, monitor, options)
+                .site_reports_stream(task_ids(tasks), range, monitor, options)
                 .await?;
             let destination = Destination::open(&output, schema)?;
             write_all(stream, destination, &bar, pick).await
@@ -285,9 +290,12 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
         ExportTable::ServiceTasks { output, connection } => {
             let client = client(connection, &output)?;
             let batch = client.tables().service_tasks().await?;
-            let mut destination = Destination::open(&output, batch.schema())?;
-            destination.write_by_task(&batch)?;
-            destination.finish(batch.num_rows(), batch.num_rows(), Vec::new(), output.quiet)
+            write_list(&output, &batch)
+        }
+        ExportTable::SiteTasks { output, connection } => {
+            let client = client(connection, &output)?;
+            let batch = client.tables().site_tasks().await?;
+            write_list(&output, &batch)
         }
         ExportTable::Distribution {
             tasks,
@@ -314,6 +322,22 @@ async fn export(table: ExportTable) -> Result<Written, Failure> {
             destination.finish(written, rows, failures, output.quiet)
         }
     }
+}
+
+/// The tasks `--task` names; none is every task of the list.
+fn task_ids(tasks: Vec<u64>) -> table::TaskIds {
+    if tasks.is_empty() {
+        table::TaskIds::All
+    } else {
+        table::TaskIds::Ids(tasks)
+    }
+}
+
+/// A task list's table, written whole (one row per task).
+fn write_list(output: &Output, batch: &RecordBatch) -> Result<Written, Failure> {
+    let mut destination = Destination::open(output, batch.schema())?;
+    destination.write_by_task(batch)?;
+    destination.finish(batch.num_rows(), batch.num_rows(), Vec::new(), output.quiet)
 }
 
 /// The client, once the output options are known to be usable.

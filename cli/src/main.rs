@@ -5,13 +5,14 @@ mod export;
 mod sink;
 
 use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use connection::Connection;
 use monapi::input::{self, Id};
-use monapi::{Client, DateRange, Monitor, Request};
+use monapi::{Client, DateRange, Monitor, NewServiceTask, Request, TaskList};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
@@ -47,6 +48,45 @@ enum Command {
         #[command(flatten)]
         connection: Connection,
     },
+    /// Print the site task list as JSON (every page, or one).
+    Sites {
+        /// Print only this page (from 1), as sent; by default every page, as one list.
+        #[arg(long)]
+        page: Option<u32>,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print one site task's settings as JSON.
+    Site {
+        /// Site task id.
+        task_id: u64,
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print the monitoring points (the ids of site reports) as JSON.
+    Monitors {
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print every user of the account as JSON.
+    Users {
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Print the user groups of the account as JSON.
+    Groups {
+        #[command(flatten)]
+        connection: Connection,
+    },
+    /// Create service monitoring tasks from a JSON file (a list of task objects; `-` reads
+    /// standard input) and print their ids as JSON. Every task is checked before anything is
+    /// sent.
+    CreateServiceTasks {
+        /// The JSON file, or `-` for standard input.
+        file: PathBuf,
+        #[command(flatten)]
+        connection: Connection,
+    },
     /// Print a report of a task as JSON.
     Report(ReportArgs),
     /// Call any operation of the service and print its answer as JSON.
@@ -75,6 +115,12 @@ struct ServeArgs {
     /// Number of service tasks (at most 100000).
     #[arg(long, default_value_t = 120)]
     service_tasks: usize,
+    /// Number of site tasks (at most 100000).
+    #[arg(long, default_value_t = 5)]
+    site_tasks: usize,
+    /// Lifetime of refresh tokens, in seconds (14 days by default, as the service's).
+    #[arg(long, default_value_t = monapi_emulator::DEFAULT_REFRESH_TOKEN_TTL.as_secs())]
+    refresh_token_ttl: u64,
     /// Serve HTTPS, with a certificate signed by a private CA made at start; the CA's
     /// certificate is written to a file whose path is printed (give it to clients with
     /// --ca-bundle, ca_bundle, caBundle or SSL_CERT_FILE).
@@ -138,8 +184,16 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let output = match cli.command {
         Command::Serve(args) => return Ok(serve(args).await?),
         Command::Token { connection } => serde_json::to_value(connection.client()?.login().await?)?,
-        Command::Tasks { page, connection } => tasks(connection.client()?, page).await?,
+        Command::Tasks { page, connection } => list(connection.client()?, TaskList::Service, page).await?,
         Command::Agents { connection } => fetch(&connection.client()?, &Request::Agents).await?,
+        Command::Sites { page, connection } => list(connection.client()?, TaskList::Site, page).await?,
+        Command::Site { task_id, connection } => {
+            fetch(&connection.client()?, &Request::SiteTask { task_id }).await?
+        }
+        Command::Monitors { connection } => fetch(&connection.client()?, &Request::Monitors).await?,
+        Command::Users { connection } => fetch(&connection.client()?, &Request::Users).await?,
+        Command::Groups { connection } => fetch(&connection.client()?, &Request::UserGroups).await?,
+        Command::CreateServiceTasks { file, connection } => create_service_tasks(&file, connection).await?,
         Command::Report(args) => report(args).await?,
         Command::Request(args) => request::run(args).await?,
         Command::Export(_) => unreachable!("main runs exports"),
@@ -156,17 +210,35 @@ async fn fetch(client: &Client, request: &Request) -> monapi::Result<Value> {
     client.execute(request).await?.json()
 }
 
-async fn tasks(client: Client, page: Option<u32>) -> monapi::Result<Value> {
+/// One page of a task list as sent, or every task of every page as one list.
+async fn list(client: Client, list: TaskList, page: Option<u32>) -> monapi::Result<Value> {
     if let Some(page) = page {
-        return fetch(&client, &Request::ServiceTasks { page }).await;
+        return client.task_page(list, page).await?.response().json();
     }
     let mut all = Vec::new();
-    let mut pages = client.service_task_pages();
+    let mut pages = client.task_pages(list);
     while let Some(page) = pages.next().await? {
-        let tasks: Vec<Value> = page.response().json()?;
+        let tasks: Vec<Value> = page.records().json()?;
         all.extend(tasks);
     }
     Ok(Value::Array(all))
+}
+
+/// Reads a batch of service tasks (JSON) from `file`, checks it whole and creates it.
+async fn create_service_tasks(
+    file: &Path,
+    connection: Connection,
+) -> Result<Value, Box<dyn std::error::Error>> {
+    let text = if file == Path::new("-") {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?
+    };
+    let json: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", file.display()))?;
+    let tasks = NewServiceTask::batch_from_json(json)?;
+    let created = connection.client()?.create_service_tasks(&tasks).await?;
+    Ok(serde_json::to_value(created)?)
 }
 
 async fn report(args: ReportArgs) -> monapi::Result<Value> {
@@ -200,6 +272,8 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         token_ttl: Duration::from_secs(args.token_ttl),
         latency: Duration::from_millis(args.latency_ms),
         service_tasks: args.service_tasks,
+        site_tasks: args.site_tasks,
+        refresh_token_ttl: Duration::from_secs(args.refresh_token_ttl),
         tls: args.tls,
         timezone: args.timezone,
         ..Config::default()

@@ -108,6 +108,12 @@ fn help_on_every_command() {
         vec!["token", "--help"],
         vec!["tasks", "--help"],
         vec!["agents", "--help"],
+        vec!["sites", "--help"],
+        vec!["site", "--help"],
+        vec!["monitors", "--help"],
+        vec!["users", "--help"],
+        vec!["groups", "--help"],
+        vec!["create-service-tasks", "--help"],
         vec!["report", "--help"],
         vec!["request", "--help"],
     ] {
@@ -147,6 +153,90 @@ fn calls_against_the_served_emulator() {
 }
 
 #[test]
+fn the_operations_the_spec_only_names() {
+    let served = Served::with(&["--site-tasks", "120"]);
+    let sites = json(&served.run(&["sites"]));
+    let ids: Vec<&str> = sites
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["task_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 120);
+    assert_eq!((ids[0], ids[119]), ("20001", "20120"));
+    let page = json(&served.run(&["sites", "--page", "3"]));
+    assert_eq!(page.as_array().unwrap().len(), 20);
+    // A keyed answer: one page as sent, every page as one list.
+    served.set_quirks(r#"{"keyed_lists":true}"#);
+    let keyed = json(&served.run(&["sites", "--page", "3"]));
+    assert_eq!(keyed.as_object().unwrap().len(), 20);
+    assert_eq!(json(&served.run(&["sites"])), sites);
+    served.set_quirks("{}");
+    let site = json(&served.run(&["site", "20002"]));
+    assert_eq!(site["task_id"], "20002");
+    assert!(!site["monitors"].as_array().unwrap().is_empty());
+    let monitors = json(&served.run(&["monitors"]));
+    assert_eq!(monitors.as_array().unwrap().len(), 8);
+    assert_eq!(monitors[0]["monitor_name"], "北京电信");
+    let users = json(&served.run(&["users"]));
+    assert_eq!(users[0]["user_email"], "test@example.com");
+    let groups = json(&served.run(&["groups"]));
+    assert_eq!(groups.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn create_service_tasks_from_a_file_or_standard_input() {
+    let served = Served::start();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/service_create_request.json"
+    );
+    let created = json(&served.run(&["create-service-tasks", fixture]));
+    assert_eq!(
+        created,
+        serde_json::json!([{"task_id": 200001}, {"task_id": 200002}])
+    );
+    let mut child = Command::new(BIN)
+        .args(["create-service-tasks", "-"])
+        .env("MONAPI_BASE_URL", &served.base_url)
+        .env("MONAPI_CLIENT_ID", "demo_id")
+        .env("MONAPI_CLIENT_SECRET", "demo_secret")
+        .env("MONAPI_USERNAME", "test@example.com")
+        .env("MONAPI_PASSWORD", "123456")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"[{"task_name":"w","task_type":"iis","logPath":"C:/inetpub/logs"}]"#)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(json(&output), serde_json::json!([{"task_id": 200003}]));
+    // Checked before anything is sent: every problem, never the password.
+    let bad = std::env::temp_dir().join(format!("monapi-bad-tasks-{}.json", std::process::id()));
+    std::fs::write(
+        &bad,
+        r#"[{"task_name":"db","task_type":"mysql","ip":"nope","port":3306,"password":"hunter2-secret"},
+            {"task_name":"","task_type":"postgres"}]"#,
+    )
+    .unwrap();
+    let output = served.run(&["create-service-tasks", bad.to_str().unwrap()]);
+    std::fs::remove_file(&bad).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    for needle in ["task 0: `ip`", "task 0: `user`", "task 1: `task_type`"] {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    let missing = served.run(&["create-service-tasks", "/no/such/file.json"]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /no/such/file.json"));
+}
+
+#[test]
 fn request_reaches_any_operation() {
     let served = Served::start();
     let agents = json(&served.run(&["request", "GET", "/v2/agent/lists.json"]));
@@ -176,8 +266,8 @@ fn request_reaches_any_operation() {
             "`method` must be GET or POST",
         ),
         (
-            vec!["request", "GET", "/v2/site/lists.json"],
-            "GET /v2/site/lists.json: the service answered HTTP 404",
+            vec!["request", "GET", "/v2/alert/lists.json"],
+            "GET /v2/alert/lists.json: the service answered HTTP 404",
         ),
     ] {
         let output = served.run(&args);

@@ -275,6 +275,40 @@ fn site_tables_the_distribution_and_the_task_list() {
         read_ndjson(&String::from_utf8(output.stdout).unwrap()),
         rows::rows(&tasks)
     );
+
+    let sites = core(client.tables().site_tasks()).unwrap();
+    let output = export(&emulator, "site-tasks --format ndjson", "-");
+    assert_exit(&output, 0);
+    assert_eq!(
+        read_ndjson(&String::from_utf8(output.stdout).unwrap()),
+        rows::rows(&sites)
+    );
+}
+
+#[test]
+fn site_reports_without_tasks_export_every_site() {
+    let emulator = emulator();
+    let client = client(&emulator);
+    let every: Vec<u64> = (20001..=20005).collect();
+    let expected = core(
+        client
+            .tables()
+            .site_reports(every, range(), Monitor::Average, Default::default()),
+    )
+    .unwrap();
+    assert!(expected.failures.is_empty());
+    let output = export(
+        &emulator,
+        &format!("site-reports --table faults --monitor average --from {FROM} --to {TO} --format ndjson"),
+        "-",
+    );
+    assert_exit(&output, 0);
+    let faults: Vec<RecordBatch> = expected.tables.iter().map(|(_, t)| t.faults.clone()).collect();
+    assert_eq!(
+        read_ndjson(&String::from_utf8(output.stdout).unwrap()),
+        all_rows(&faults)
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("of 5 task(s)"));
 }
 
 #[test]
@@ -434,7 +468,13 @@ fn help_documents_the_exit_codes() {
             .stdout,
     )
     .unwrap();
-    for command in ["service-reports", "site-reports", "service-tasks", "distribution"] {
+    for command in [
+        "service-reports",
+        "site-reports",
+        "service-tasks",
+        "site-tasks",
+        "distribution",
+    ] {
         assert!(text.contains(command), "{text}");
     }
 }

@@ -97,7 +97,7 @@ impl Auth {
                 Err(Error::Auth { error, .. })
                     if error == "invalid_grant" && self.credentials.password_md5.is_some() =>
                 {
-                    tracing::debug!(target: "monapi", "refresh token refused; logging in with the password");
+                    tracing::debug!(target: "monapi", "refresh token expired or refused; logging in with the password");
                     self.password_grant(transport).await?
                 }
                 other => other?,
@@ -175,22 +175,48 @@ impl Auth {
         .await
     }
 
+    /// The refresh grant. An answer without a refresh token leaves the one used valid (the
+    /// OAuth server library's default, as RFC 6749 section 6 allows), so the new token keeps
+    /// it: in the cache, in `token()` and in what `on_token` receives (what a caller saves
+    /// must resume). A refused refresh token is an `invalid_grant` saying what to do.
     async fn refresh_grant(&self, transport: &Transport, refresh_token: &Secret) -> Result<Token> {
         tracing::debug!(target: "monapi", "requesting a token with the refresh grant");
         // The service may retire the refresh token once it handles this request, so it is
         // sent again only when it cannot have been handled. After a lost answer, the next
         // renewal finds the refresh token refused and logs in with the password instead.
-        self.token_request(
-            transport,
-            Retry::Refused,
-            &[
-                ("grant_type", "refresh_token"),
-                ("client_id", &self.credentials.client_id),
-                ("client_secret", self.credentials.client_secret.expose()),
-                ("refresh_token", refresh_token.expose()),
-            ],
-        )
-        .await
+        let answer = self
+            .token_request(
+                transport,
+                Retry::Refused,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", &self.credentials.client_id),
+                    ("client_secret", self.credentials.client_secret.expose()),
+                    ("refresh_token", refresh_token.expose()),
+                ],
+            )
+            .await;
+        match answer {
+            Ok(mut token) => {
+                token.refresh_token.get_or_insert_with(|| refresh_token.clone());
+                Ok(token)
+            }
+            Err(Error::Auth {
+                endpoint,
+                error,
+                description,
+                status,
+            }) if error == "invalid_grant" => Err(Error::Auth {
+                endpoint,
+                error,
+                description: format!(
+                    "the refresh token expired or was refused ({description}); a login with a username and \
+                     password is needed (give them, or set MONAPI_USERNAME and MONAPI_PASSWORD)"
+                ),
+                status,
+            }),
+            Err(other) => Err(other),
+        }
     }
 
     async fn token_request(

@@ -4,8 +4,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::auth::Auth;
+use crate::model::de::Records;
 use crate::model::{
-    Agents, CreatedTask, DateRange, Distribution, Monitor, ServerTask, ServiceReport, ServiceTask, SiteReport,
+    Agents, CreatedTask, DateRange, Distribution, Monitor, MonitorPoint, NewServiceTask, ServerTask,
+    ServiceReport, ServiceTask, SiteReport, SiteTask, User, UserGroup,
 };
 use crate::settings::Settings;
 use crate::transport::{RawResponse, Transport};
@@ -150,6 +152,9 @@ impl Client {
         let mut prepared = request.prepare()?;
         prepared.timeout = self.timeout;
         let Inner { transport, auth, .. } = &*self.inner;
+        for secret in request.secrets() {
+            transport.redactor.add(secret.expose());
+        }
         let token = auth.valid_token(transport).await?;
         match transport.send(&prepared, Some(&token.access_token)).await {
             Err(error) if error.is_token_rejected() => {
@@ -221,6 +226,56 @@ impl Client {
     /// The response-time distribution of a site task over `range`.
     pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<Distribution> {
         self.execute(&Request::ResponseTimeDistribution { task_id, range })
+            .await?
+            .json()
+    }
+
+    /// One page (from 1) of the site task list (a page holds up to
+    /// [`PAGE_SIZE`](crate::PAGE_SIZE) tasks): a list, or an object keyed by task ids, either
+    /// read as the list of its tasks; an empty page is an empty list.
+    pub async fn site_tasks(&self, page: u32) -> Result<Vec<SiteTask>> {
+        Ok(self
+            .execute(&Request::SiteTasks { page })
+            .await?
+            .json::<Records<SiteTask>>()?
+            .0)
+    }
+
+    /// The settings of one site task (what the list shows of it, and the rest of its
+    /// settings in [`SiteTask::extra`]).
+    pub async fn site_task(&self, task_id: u64) -> Result<SiteTask> {
+        self.execute(&Request::SiteTask { task_id }).await?.json()
+    }
+
+    /// The monitoring points of the account (their ids are the keys of a site report).
+    pub async fn monitors(&self) -> Result<Vec<MonitorPoint>> {
+        Ok(self
+            .execute(&Request::Monitors)
+            .await?
+            .json::<Records<MonitorPoint>>()?
+            .0)
+    }
+
+    /// Every user of the account (their ids are what a task's `alert_setting` names).
+    pub async fn users(&self) -> Result<Vec<User>> {
+        Ok(self.execute(&Request::Users).await?.json::<Records<User>>()?.0)
+    }
+
+    /// The user groups of the account (their ids are what a task's `organization` names).
+    pub async fn user_groups(&self) -> Result<Vec<UserGroup>> {
+        Ok(self
+            .execute(&Request::UserGroups)
+            .await?
+            .json::<Records<UserGroup>>()?
+            .0)
+    }
+
+    /// Creates service monitoring tasks in one batch, after checking each against the
+    /// service's rules (see [`NewServiceTask`]). As for server tasks, when some lines fail the
+    /// error is [`Error::PartialCreate`](crate::Error::PartialCreate) and every other line was
+    /// created; never retried once the request may have reached the service.
+    pub async fn create_service_tasks(&self, tasks: &[NewServiceTask]) -> Result<Vec<CreatedTask>> {
+        self.execute(&Request::CreateServiceTasks(tasks.to_vec()))
             .await?
             .json()
     }

@@ -27,6 +27,18 @@ pub enum Endpoint {
     SiteReport,
     /// `GET /v2/site/respose_time_distribute/{task_id}.json` (the service's spelling)
     ResponseTimeDistribution,
+    /// `GET /v2/site/lists.json`
+    SiteTasks,
+    /// `GET /v2/site/info/{task_id}.json`
+    SiteTask,
+    /// `GET /v2/site/monitors.json`
+    Monitors,
+    /// `GET /v2/user/lists.json`
+    Users,
+    /// `GET /v2/user/organization.json`
+    UserGroups,
+    /// `POST /v2/service/create.json`
+    CreateServiceTasks,
     /// An operation called with [`Request::Raw`](crate::Request::Raw): its method and path as
     /// given, e.g. `GET /v2/site/lists.json` (the query is never shown).
     Raw(std::sync::Arc<str>),
@@ -42,6 +54,12 @@ impl Endpoint {
         Endpoint::ServiceReport,
         Endpoint::SiteReport,
         Endpoint::ResponseTimeDistribution,
+        Endpoint::SiteTasks,
+        Endpoint::SiteTask,
+        Endpoint::Monitors,
+        Endpoint::Users,
+        Endpoint::UserGroups,
+        Endpoint::CreateServiceTasks,
     ];
 
     /// The operation's name, as the methods are named (`service_report`); `request` for a
@@ -60,6 +78,12 @@ impl Endpoint {
             Endpoint::ServiceReport => "service_report",
             Endpoint::SiteReport => "site_report",
             Endpoint::ResponseTimeDistribution => "response_time_distribution",
+            Endpoint::SiteTasks => "site_tasks",
+            Endpoint::SiteTask => "site_task",
+            Endpoint::Monitors => "monitors",
+            Endpoint::Users => "users",
+            Endpoint::UserGroups => "user_groups",
+            Endpoint::CreateServiceTasks => "create_service_tasks",
             Endpoint::Raw(_) => "request",
         }
     }
@@ -78,6 +102,12 @@ impl Endpoint {
             Endpoint::ServiceReport => "GET /v2/service/report/{task_id}.json",
             Endpoint::SiteReport => "GET /v2/site/report/{task_id}.json",
             Endpoint::ResponseTimeDistribution => "GET /v2/site/respose_time_distribute/{task_id}.json",
+            Endpoint::SiteTasks => "GET /v2/site/lists.json",
+            Endpoint::SiteTask => "GET /v2/site/info/{task_id}.json",
+            Endpoint::Monitors => "GET /v2/site/monitors.json",
+            Endpoint::Users => "GET /v2/user/lists.json",
+            Endpoint::UserGroups => "GET /v2/user/organization.json",
+            Endpoint::CreateServiceTasks => "POST /v2/service/create.json",
             Endpoint::Raw(name) => name,
         }
     }
@@ -148,6 +178,9 @@ impl fmt::Display for ErrorKind {
 /// The service created every other line of the batch, but does not return their ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartialCreate {
+    /// The create that partly failed ([`Endpoint::CreateServerTasks`] or
+    /// [`Endpoint::CreateServiceTasks`]).
+    pub endpoint: Endpoint,
     /// The service's `err_key`, as sent: it names the failed line(s).
     pub err_key: String,
     /// The failed lines as indexes into the caller's list, where `err_key` parses as such
@@ -184,6 +217,15 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// `Ok` when `problems` is empty, else the [`Error::InvalidInput`] listing every one.
+    pub(crate) fn into_result(problems: Vec<Problem>) -> std::result::Result<(), Error> {
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidInput { problems })
+        }
+    }
+
     /// A problem of `field` (in task `index`, if any) breaking `rule`.
     pub fn new(index: Option<usize>, field: impl Into<String>, rule: impl Into<String>) -> Problem {
         Problem {
@@ -370,9 +412,13 @@ impl fmt::Display for PartialCreate {
             let list: Vec<String> = self.failed_indices.iter().map(|i| i.to_string()).collect();
             format!("task {}", list.join(", "))
         };
+        let what = match self.endpoint {
+            Endpoint::CreateServiceTasks => "service",
+            _ => "server",
+        };
         write!(
             f,
-            "create server tasks: {lines} failed: {}; the other {} of {} tasks were created \
+            "create {what} tasks: {lines} failed: {}; the other {} of {} tasks were created \
              (the service does not return their ids), so resend only the failed ones",
             self.err_content,
             self.created(),
@@ -475,7 +521,7 @@ impl Error {
             | Error::Timeout { endpoint, .. }
             | Error::Connection { endpoint, .. }
             | Error::Decode { endpoint, .. } => Some(endpoint),
-            Error::PartialCreate(_) => Some(&Endpoint::CreateServerTasks),
+            Error::PartialCreate(partial) => Some(&partial.endpoint),
             Error::InvalidInput { .. } | Error::Aborted | Error::PartialResult { .. } => None,
         }
     }

@@ -52,7 +52,7 @@ pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERRO
 pub use logging::{event_text, LogLevel, LOG_VAR};
 pub use model::*;
 pub use network::{CaBundle, Language, Proxy};
-pub use pages::{TaskPage, TaskPages, PAGE_SIZE};
+pub use pages::{TaskList, TaskPage, TaskPages, PAGE_SIZE};
 pub use request::{Method, Request};
 pub use secret::Secret;
 pub use settings::{

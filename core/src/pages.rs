@@ -1,19 +1,41 @@
-//! The service task list, page by page: where it ends is decided here, once, for the typed
-//! stream, the Python and Node iterators and the command line.
+//! The paged lists of the service (its service tasks and its site tasks), page by page: where
+//! a list ends is decided here, once, for the typed streams, the Python and Node iterators and
+//! the command line.
 
 use futures::{Stream, TryStreamExt};
+use serde::de::DeserializeOwned;
 
-use crate::model::ServiceTask;
-use crate::shape::count_items;
+use crate::model::{ServiceTask, SiteTask};
+use crate::shape::{count_items, records};
 use crate::transport::RawResponse;
 use crate::{Client, Request, Result};
 
-/// Records per page of the service task list.
+/// Records per page of the paged lists (the service task list's documented size; the site
+/// task list's is not published and is taken to be the same).
 pub const PAGE_SIZE: usize = 50;
 
-/// One page of the service task list, as the service sent it: a JSON list of tasks (an empty
-/// page, which the service may write `[]`, `{}` or `null`, is `[]`; any other answer that is
-/// not a list is an [`Error::Decode`](crate::Error::Decode)).
+/// A paged list of the service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TaskList {
+    /// The service task list (`GET /v2/service/lists.json`).
+    Service,
+    /// The site task list (`GET /v2/site/lists.json`).
+    Site,
+}
+
+impl TaskList {
+    fn request(self, page: u32) -> Request {
+        match self {
+            TaskList::Service => Request::ServiceTasks { page },
+            TaskList::Site => Request::SiteTasks { page },
+        }
+    }
+}
+
+/// One page of a paged list, as the service sent it: a JSON list of tasks (an empty page,
+/// which the service may write `[]`, `{}` or `null`, is `[]`). A page of the site task list
+/// may also be an object keyed by task ids, as PHP's keyed arrays are: [`records`](TaskPage::records)
+/// gives either as a list. Any other answer is an [`Error::Decode`](crate::Error::Decode).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
@@ -77,6 +99,12 @@ impl TaskPage {
     pub fn into_response(self) -> RawResponse {
         self.response
     }
+
+    /// The page's tasks as a JSON list (a keyed page's values, in order): what an iterator
+    /// over the list yields.
+    pub fn records(&self) -> RawResponse {
+        self.response.with_body(records(self.response.body()))
+    }
 }
 
 /// Every page of the service task list in turn, from page 1: after each page comes the one
@@ -100,13 +128,15 @@ impl TaskPage {
 #[derive(Clone, Debug)]
 pub struct TaskPages {
     client: Client,
+    list: TaskList,
     next: Option<u32>,
 }
 
 impl TaskPages {
-    pub(crate) fn new(client: Client) -> TaskPages {
+    pub(crate) fn new(client: Client, list: TaskList) -> TaskPages {
         TaskPages {
             client,
+            list,
             next: Some(1),
         }
     }
@@ -121,34 +151,56 @@ impl TaskPages {
         let Some(number) = self.next else {
             return Ok(None);
         };
-        let page = self.client.service_task_page(number).await?;
+        let page = self.client.task_page(self.list, number).await?;
         self.next = page.next();
         Ok(Some(page))
     }
 }
 
-/// The paged service task list (the rule of where it ends is [`TaskPage::next`]).
+/// The paged lists (the rule of where they end is [`TaskPage::next`]).
 impl Client {
-    /// One page of the service task list as it was sent (an empty page as `[]`), with the
-    /// number of tasks it holds and the page after it, if any.
-    pub async fn service_task_page(&self, page: u32) -> Result<TaskPage> {
-        let response = self.execute(&Request::ServiceTasks { page }).await?;
+    /// One page (from 1) of `list` as it was sent (an empty page as `[]`), with the number of
+    /// tasks it holds and the page after it, if any.
+    pub async fn task_page(&self, list: TaskList, page: u32) -> Result<TaskPage> {
+        let response = self.execute(&list.request(page)).await?;
         Ok(TaskPage::new(page, response))
+    }
+
+    /// One page of the service task list: see [`Client::task_page`].
+    pub async fn service_task_page(&self, page: u32) -> Result<TaskPage> {
+        self.task_page(TaskList::Service, page).await
+    }
+
+    /// Every page of `list` in turn: see [`TaskPages`].
+    pub fn task_pages(&self, list: TaskList) -> TaskPages {
+        TaskPages::new(self.clone(), list)
     }
 
     /// Every page of the service task list in turn: see [`TaskPages`].
     pub fn service_task_pages(&self) -> TaskPages {
-        TaskPages::new(self.clone())
+        self.task_pages(TaskList::Service)
     }
 
     /// Every service task, page after page (see [`TaskPages`] for where it ends). Pages are
     /// fetched as the stream is read.
     pub fn service_tasks_all(&self) -> impl Stream<Item = Result<ServiceTask>> + Send + 'static {
-        futures::stream::try_unfold(self.service_task_pages(), |mut pages| async move {
+        self.all(TaskList::Service)
+    }
+
+    /// Every site task, page after page, as [`Client::service_tasks_all`] does.
+    pub fn site_tasks_all(&self) -> impl Stream<Item = Result<SiteTask>> + Send + 'static {
+        self.all(TaskList::Site)
+    }
+
+    fn all<T: DeserializeOwned + Send + 'static>(
+        &self,
+        list: TaskList,
+    ) -> impl Stream<Item = Result<T>> + Send + 'static {
+        futures::stream::try_unfold(self.task_pages(list), |mut pages| async move {
             let Some(page) = pages.next().await? else {
                 return Ok(None);
             };
-            let tasks: Vec<ServiceTask> = page.response().json()?;
+            let tasks: Vec<T> = page.records().json()?;
             Ok(Some((futures::stream::iter(tasks.into_iter().map(Ok)), pages)))
         })
         .try_flatten()

@@ -13,7 +13,11 @@
 //!   finds (never by searching text, which could touch a string value). A point's `null`
 //!   (`"fault": null`: no fault) is left as the service wrote it;
 //! - a page of the service task list is a list: `{}` and `null` become `[]` (an empty page),
-//!   and any other value is refused.
+//!   and any other value is refused;
+//! - the lists whose shape the service does not document (a page of the site task list, the
+//!   monitoring points, the users, the user groups) may come as a list or as a PHP keyed array
+//!   (an object keyed by ids, as the agent list is): both are kept as sent, and an empty one
+//!   (`[]`, `{}`, `null`) is `[]`; [`records`] gives either as a list.
 
 use bytes::Bytes;
 
@@ -35,6 +39,9 @@ pub(crate) fn normalize(endpoint: &Endpoint, body: Bytes) -> Result<Bytes, &'sta
             let patches = site_report(&body);
             Ok(patch(body, &patches))
         }
+        Endpoint::SiteTasks | Endpoint::Monitors | Endpoint::Users | Endpoint::UserGroups => {
+            record_list(body)
+        }
         _ => Ok(body),
     }
 }
@@ -45,6 +52,10 @@ pub(crate) fn takes_null(endpoint: &Endpoint) -> bool {
     matches!(
         endpoint,
         Endpoint::ServiceTasks
+            | Endpoint::SiteTasks
+            | Endpoint::Monitors
+            | Endpoint::Users
+            | Endpoint::UserGroups
             | Endpoint::Agents
             | Endpoint::ServiceReport
             | Endpoint::SiteReport
@@ -64,10 +75,52 @@ fn task_page(body: Bytes) -> Result<Bytes, &'static str> {
     }
 }
 
-/// How many items the list `body` holds (a task page, already normalized). A malformed body
-/// gives some count; its decoder reports it.
+/// A list of records, or an object keyed by ids, as sent; an empty one (`{}`, `null`) as
+/// `[]`.
+fn record_list(body: Bytes) -> Result<Bytes, &'static str> {
+    let text = body.trim_ascii();
+    match text {
+        b"null" => Ok(Bytes::from_static(b"[]")),
+        [b'{', inside @ .., b'}'] if inside.trim_ascii().is_empty() => Ok(Bytes::from_static(b"[]")),
+        [b'[' | b'{', ..] => Ok(body),
+        _ => Err("expected a list (or an object keyed by ids)"),
+    }
+}
+
+/// The records of a normalized list body as a JSON list: a list as it is, an object keyed by
+/// ids as the list of its values, in order.
+pub(crate) fn records(body: &Bytes) -> Bytes {
+    let start = skip_ws(body, 0);
+    if body.get(start) != Some(&b'{') {
+        return body.clone();
+    }
+    let mut values = Vec::new();
+    let _ = members(body, start, |_, value| {
+        if let Some(end) = skip_value(body, value) {
+            values.push(&body[value..end]);
+        }
+    });
+    let mut list = Vec::with_capacity(body.len());
+    list.push(b'[');
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            list.push(b',');
+        }
+        list.extend_from_slice(value);
+    }
+    list.push(b']');
+    Bytes::from(list)
+}
+
+/// How many items the list `body` holds (a task page, already normalized: a list, or an
+/// object keyed by ids). A malformed body gives some count; its decoder reports it.
 pub(crate) fn count_items(body: &[u8]) -> usize {
     let mut i = skip_ws(body, 0);
+    if body.get(i) == Some(&b'{') {
+        let mut count = 0;
+        let _ = members(body, i, |_, _| count += 1);
+        return count;
+    }
     if body.get(i) != Some(&b'[') {
         return 0;
     }

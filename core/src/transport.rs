@@ -82,6 +82,16 @@ impl RawResponse {
         Ok(value)
     }
 
+    /// The same answer with another body (a page's records as a list).
+    pub(crate) fn with_body(&self, body: Bytes) -> RawResponse {
+        RawResponse {
+            endpoint: self.endpoint.clone(),
+            status: self.status,
+            body,
+            redactor: self.redactor.clone(),
+        }
+    }
+
     /// An [`Error::Decode`] about this body, with a short snippet of it (secrets removed):
     /// for parsers other than [`json`](RawResponse::json).
     pub fn decode_error(&self, message: impl std::fmt::Display) -> Error {
@@ -347,6 +357,7 @@ impl Transport {
             if let Some(err_key) = probe.err_key {
                 let err_key = json_text(&err_key);
                 return Err(Error::PartialCreate(PartialCreate {
+                    endpoint: endpoint.clone(),
                     failed_indices: parse_indices(&err_key, request.batch_len),
                     err_key,
                     err_content: self

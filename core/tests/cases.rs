@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use common::*;
 use monapi::input::{self, Id};
-use monapi::{Client, ClientBuilder, DateRange, Error, Language, Method, Options, Request, ServerTask};
+use monapi::{
+    Client, ClientBuilder, DateRange, Error, Language, Method, NewServiceTask, Options, Request, ServerTask,
+};
 use monapi_emulator::{Config, ConfigError, Emulator, Faults, TimeUnit};
 use serde_json::{Map, Value};
 
@@ -169,6 +171,15 @@ async fn run(emu: &Emulator, client: &Client, call: &str, args: &Map<String, Val
             let tasks = ServerTask::batch_from_json(args["tasks"].clone())?;
             return client.create_server_tasks(&tasks).await.map(drop);
         }
+        "create_service_tasks" => {
+            let tasks = NewServiceTask::batch_from_json(args["tasks"].clone())?;
+            return client.create_service_tasks(&tasks).await.map(drop);
+        }
+        "site_tasks" => {
+            let page = input::page(number(args, "page").expect("a page"))?;
+            return client.site_tasks(page).await.map(drop);
+        }
+        "site_task" => Request::SiteTask { task_id: task_id()? },
         "request" => Request::Raw {
             method: Method::parse(&text(args, "method").expect("a method"))?,
             path: text(args, "path").expect("a path"),

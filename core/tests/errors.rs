@@ -145,14 +145,29 @@ async fn no_secret_in_any_error_or_debug_output() {
     let token = client.login().await.unwrap();
     let access = token.access_token.expose().to_string();
     let refresh = token.refresh_token.as_ref().unwrap().expose().to_string();
-    let secrets = [access.as_str(), refresh.as_str(), "s3cret-phrase"];
+    let secrets = [access.as_str(), refresh.as_str(), "s3cret-phrase", "db-s3cret-pw"];
 
     let mut bad = task("x");
     bad.snmp_v = monapi::SnmpVersion::V3;
     bad.snmp_user = "u".into();
     bad.snmp_pass = "s3cret-phrase".into();
     bad.frequency = 0;
-    let mut texts = vec![format!("{client:?}"), format!("{token:?}"), format!("{bad:?}")];
+    // A service task's password: a task the core refuses, and one the service refuses.
+    let mut database = monapi::NewServiceTask::new("db", monapi::ServiceType::Mysql);
+    database.ip = Some("10.0.0.7".into());
+    database.port = Some(0);
+    database.user = Some("monitor".into());
+    database.password = Some("db-s3cret-pw".into());
+    let mut refused_by_service = database.clone();
+    refused_by_service.port = Some(3306);
+    refused_by_service.use_agent = true;
+    refused_by_service.plugin_task_uselist_id = vec!["999999".into()];
+    let mut texts = vec![
+        format!("{client:?}"),
+        format!("{token:?}"),
+        format!("{bad:?}"),
+        format!("{database:?}"),
+    ];
     let mut collect = |err: Error| texts.push(format!("{err} || {err:?}"));
 
     collect(
@@ -180,6 +195,13 @@ async fn no_secret_in_any_error_or_debug_output() {
             .unwrap_err(),
     );
     collect(client.create_server_tasks(&[bad]).await.unwrap_err());
+    collect(client.create_service_tasks(&[database]).await.unwrap_err());
+    let partial = client
+        .create_service_tasks(&[refused_by_service])
+        .await
+        .unwrap_err();
+    assert_eq!(partial.kind(), ErrorKind::PartialCreate, "{partial:?}");
+    collect(partial);
     for fault in [
         FaultKind::MalformedBody,
         FaultKind::TruncatedBody,
@@ -214,7 +236,7 @@ async fn no_secret_in_any_error_or_debug_output() {
         .unwrap();
     collect(no_password.agents().await.unwrap_err());
 
-    assert!(texts.len() >= 12);
+    assert!(texts.len() >= 15);
     for text in &texts {
         assert_no_secret(text, &secrets);
     }

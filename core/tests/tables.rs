@@ -92,6 +92,37 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
             ],
         ),
         (
+            "site_tasks",
+            vec![
+                f("task_id", DataType::UInt64, false),
+                f("task_name", DataType::Utf8, true),
+                f("task_summary", DataType::Utf8, true),
+                f("task_type", category(), true),
+                f("frequency", DataType::UInt32, true),
+                f("task_status", category(), true),
+                f("group_id", DataType::UInt64, true),
+                f("task_create_time", ts(timezone), true),
+                f("last_check_time", ts(timezone), true),
+                f("last_resp_time", DataType::Float64, true),
+                f("last_resp_result", DataType::Int64, true),
+                f("last_resp_status", category(), true),
+                f("threshold_result", DataType::Int64, true),
+            ],
+        ),
+        (
+            "monitors",
+            vec![
+                f("monitor_id", DataType::UInt32, false),
+                f("monitor_name", DataType::Utf8, true),
+                f("isp_id", DataType::UInt32, true),
+                f("isp_name", category(), true),
+                f("location_code", DataType::Utf8, true),
+                f("location_name", category(), true),
+                f("china_region", category(), true),
+                f("world_region", category(), true),
+            ],
+        ),
+        (
             "service_report",
             vec![
                 f("task_id", DataType::UInt64, false),
@@ -134,6 +165,8 @@ fn schemas_are_the_designs_column_lists() {
         let tz = zone(timezone);
         let schemas = [
             ("service_tasks", table::service_tasks_schema(tz)),
+            ("site_tasks", table::site_tasks_schema(tz)),
+            ("monitors", table::monitors_schema()),
             ("service_report", table::service_report_schema(tz)),
             ("availability", table::site_availability_schema(tz)),
             ("response_time", table::site_response_time_schema(tz)),

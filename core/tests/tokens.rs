@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use monapi::{Client, Endpoint, Error, ErrorKind, Token};
-use monapi_emulator::Config;
+use monapi_emulator::{Config, Quirks};
 
 fn short_lived() -> Config {
     Config {
@@ -129,14 +129,36 @@ async fn concurrent_first_calls_log_in_once() {
 }
 
 #[tokio::test]
-async fn explicit_refresh_rotates_the_refresh_token() {
+async fn a_refresh_answer_without_a_refresh_token_keeps_the_current_one() {
+    // The service's OAuth server, by default, sends no new refresh token and leaves the one
+    // used valid (RFC 6749 section 6: the client keeps it).
     let emu = emulator().await;
     let client = client(&emu);
     let first = client.login().await.unwrap();
+    assert!(first.refresh_token.is_some());
     let second = client.refresh().await.unwrap();
     assert_ne!(first.access_token, second.access_token);
+    assert_eq!(second.refresh_token, first.refresh_token);
+    assert_eq!(client.token().unwrap().refresh_token, first.refresh_token);
+    client.refresh().await.unwrap();
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (1, 2));
+}
+
+#[tokio::test]
+async fn a_rotating_service_retires_the_refresh_token_used() {
+    let emu = emulator_with(Config {
+        quirks: Quirks {
+            rotating_refresh_tokens: true,
+            ..Quirks::default()
+        },
+        ..Config::default()
+    })
+    .await;
+    let client = client(&emu);
+    let first = client.login().await.unwrap();
+    let second = client.refresh().await.unwrap();
     assert_ne!(first.refresh_token, second.refresh_token);
-    // The old refresh token was retired by the service.
     let stale = Client::builder()
         .base_url(emu.base_url())
         .client_id(CLIENT_ID)
@@ -149,6 +171,100 @@ async fn explicit_refresh_rotates_the_refresh_token() {
         matches!(&err, Error::Auth { error, .. } if error == "invalid_grant"),
         "{err:?}"
     );
+}
+
+/// A client resumed from a saved token, without a username or password.
+fn resumed(emu: &monapi_emulator::Emulator, saved: Token) -> Client {
+    Client::builder()
+        .base_url(emu.base_url())
+        .client_id(CLIENT_ID)
+        .client_secret(CLIENT_SECRET)
+        .token(saved)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_resumed_client_without_a_password_outlives_every_expiry() {
+    let emu = emulator().await;
+    let saved = client(&emu).login().await.unwrap();
+    let client = resumed(&emu, saved);
+    for expiry in 1..=3 {
+        emu.expire_tokens();
+        client
+            .agents()
+            .await
+            .unwrap_or_else(|e| panic!("expiry {expiry}: {e}"));
+    }
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (1, 3));
+}
+
+#[tokio::test]
+async fn on_token_always_receives_the_refresh_token() {
+    let emu = emulator().await;
+    let seen: Arc<Mutex<Vec<Token>>> = Arc::default();
+    let sink = seen.clone();
+    let client = builder(&emu)
+        .on_token(move |t| sink.lock().unwrap().push(t.clone()))
+        .build()
+        .unwrap();
+    client.login().await.unwrap();
+    emu.expire_tokens();
+    client.agents().await.unwrap();
+    client.refresh().await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 3);
+    assert!(seen[0].refresh_token.is_some());
+    assert!(seen.iter().all(|t| t.refresh_token == seen[0].refresh_token));
+    // What a caller saved last resumes, without a password.
+    let again = resumed(&emu, seen[2].clone());
+    emu.expire_tokens();
+    again.agents().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_expired_refresh_token_with_a_password_logs_in_once() {
+    let emu = emulator().await;
+    let client = client(&emu);
+    client.login().await.unwrap();
+    emu.expire_tokens();
+    emu.expire_refresh_tokens();
+    client.agents().await.unwrap();
+    let counters = emu.counters();
+    assert_eq!((counters.token_password, counters.token_refresh), (2, 1));
+}
+
+#[tokio::test]
+async fn an_expired_refresh_token_without_a_password_says_a_login_is_needed() {
+    let emu = emulator().await;
+    let saved = client(&emu).login().await.unwrap();
+    emu.expire_tokens();
+    emu.expire_refresh_tokens();
+    let err = resumed(&emu, saved).agents().await.unwrap_err();
+    assert_eq!(err.code(), "AUTH_INVALID_GRANT");
+    let message = err.to_string();
+    for part in [
+        "expired or was refused",
+        "Refresh token has expired",
+        "username and password",
+    ] {
+        assert!(message.contains(part), "{part:?} missing from {message}");
+    }
+    assert_eq!(emu.counters().token_password, 1);
+}
+
+#[tokio::test]
+async fn the_service_refresh_token_lifetime_is_honoured() {
+    let emu = emulator_with(Config {
+        refresh_token_ttl: Duration::from_secs(1),
+        ..Config::default()
+    })
+    .await;
+    let saved = client(&emu).login().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let err = resumed(&emu, saved).refresh().await.unwrap_err();
+    assert_eq!(err.code(), "AUTH_INVALID_GRANT");
 }
 
 #[tokio::test]

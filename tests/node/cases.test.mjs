@@ -120,6 +120,12 @@ async function run(call, args) {
       return client.responseTimeDistribution(args.task_id, dates)
     case 'create_server_tasks':
       return client.createServerTasks(args.tasks)
+    case 'create_service_tasks':
+      return client.createServiceTasks(args.tasks)
+    case 'site_tasks':
+      return client.siteTasks({ page: args.page })
+    case 'site_task':
+      return client.siteTask(args.task_id)
     case 'request':
       return client.request({ method: args.method, path: args.path, query: args.query, form: args.form })
     default:

@@ -1,6 +1,6 @@
 // @ts-check
 // No secret (client secret, password, its MD5, access and refresh tokens, an SNMP pass
-// phrase) in any error message, error inspection, or inspection of a client or emulator.
+// phrase, a service task's password) in any error message, error inspection, or inspection of a client or emulator.
 
 import assert from 'node:assert/strict'
 import { Console } from 'node:console'
@@ -28,7 +28,7 @@ test('no secret in errors or in the inspection of clients and emulators', async 
   const emu = await emulator(t)
   const client = emu.client()
   const token = await client.login()
-  const secrets = [...DEMO_SECRETS, token.access_token, /** @type {string} */ (token.refresh_token), 's3cret-phrase', 'wrong-secret', 'wrong-password']
+  const secrets = [...DEMO_SECRETS, token.access_token, /** @type {string} */ (token.refresh_token), 's3cret-phrase', 'db-s3cret-pw', 'wrong-secret', 'wrong-password']
   /** @type {string[]} */
   const texts = [printed(client), printed(emu)]
   /** @param {Promise<unknown> | (() => unknown)} failing */
@@ -49,6 +49,11 @@ test('no secret in errors or in the inspection of clients and emulators', async 
   /** @type {import('monapi').ServerTaskInput} */
   const badTask = { ...linuxTask('x'), snmp_v: '1', snmp_user: 'u', snmp_pass: 's3cret-phrase', frequency: '0' }
   await collect(client.createServerTasks([badTask]))
+  // A service task's password: refused by the core, then by the service.
+  /** @type {import('monapi').ServiceTaskInput} */
+  const database = { task_name: 'db', task_type: 'mysql', ip: '10.0.0.7', port: 3306, user: 'monitor', password: 'db-s3cret-pw' }
+  await collect(client.createServiceTasks([{ ...database, port: 0 }]))
+  await collect(client.createServiceTasks([{ ...database, use_agent: 1, plugin_task_uselist_id: '999999' }]))
   for (const fault of /** @type {const} */ (['malformedBody', 'truncatedBody', 'dropConnection', 'error500'])) {
     emu.setFaults({ next: [fault, fault, fault] }) // the call and its two retries
     await collect(client.agents())
@@ -68,7 +73,7 @@ test('no secret in errors or in the inspection of clients and emulators', async 
   await collect(tokenOnly.agents())
   texts.push(printed(tokenOnly), printed(client))
 
-  assert.ok(texts.length >= 16)
+  assert.ok(texts.length >= 18)
   for (const text of texts) assertNoSecret(text, secrets)
 })
 

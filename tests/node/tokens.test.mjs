@@ -109,16 +109,82 @@ test('a refused refresh token falls back to the password, once', async (t) => {
   assert.deepEqual([counters.token_password, counters.token_refresh], [2, 1])
 })
 
-test('refresh() rotates both tokens; the old refresh token is refused', async (t) => {
+test('refresh() keeps the refresh token the service did not replace', async (t) => {
   const emu = await emulator(t)
   const client = emu.client()
   const first = await client.login()
   const second = await client.refresh()
   assert.notEqual(second.access_token, first.access_token)
-  assert.notEqual(second.refresh_token, first.refresh_token)
+  assert.equal(second.refresh_token, first.refresh_token)
   assert.deepEqual(client.token, second)
+  await client.refresh() // the same refresh token, still valid
+  assert.deepEqual([emu.counters().token_password, emu.counters().token_refresh], [1, 2])
+})
+
+test('with a rotating service, refresh() gets a new refresh token and the old one is refused', async (t) => {
+  const emu = await emulator(t, { quirks: { rotatingRefreshTokens: true } })
+  const client = emu.client()
+  const first = await client.login()
+  const second = await client.refresh()
+  assert.notEqual(second.refresh_token, first.refresh_token)
   const stale = new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token: first })
   await rejects(stale.refresh(), 'AUTH_INVALID_GRANT')
+})
+
+/** A client resumed from a saved token, without a username or password. */
+function resumed(/** @type {import('monapi').Emulator} */ emu, /** @type {import('monapi').Token} */ token) {
+  return new Client({ baseUrl: emu.baseUrl, clientId: emu.clientId, clientSecret: emu.clientSecret, token: JSON.parse(JSON.stringify(token)) })
+}
+
+test('a resumed client without a password outlives every expiry', async (t) => {
+  const emu = await emulator(t)
+  const client = resumed(emu, await emu.client().login())
+  for (let expiry = 0; expiry < 3; expiry++) {
+    emu.expireTokens()
+    await client.agents()
+  }
+  assert.deepEqual([emu.counters().token_password, emu.counters().token_refresh], [1, 3])
+})
+
+test('what onToken receives keeps the refresh token, and resumes', async (t) => {
+  const emu = await emulator(t)
+  /** @type {import('monapi').Token[]} */
+  const seen = []
+  const client = emu.client({ onToken: (token) => void seen.push(token) })
+  const first = await client.login()
+  emu.expireTokens()
+  await client.agents()
+  await client.refresh()
+  await eventually(() => seen.length === 3)
+  assert.ok(first.refresh_token)
+  for (const token of seen) assert.equal(token.refresh_token, first.refresh_token)
+  assert.equal(client.token?.refresh_token, first.refresh_token)
+  const again = resumed(emu, seen[2])
+  emu.expireTokens()
+  await again.agents()
+})
+
+test('an expired refresh token: one password login, or AUTH_INVALID_GRANT saying what to do', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client()
+  const saved = await client.login()
+  emu.expireTokens()
+  emu.expireRefreshTokens()
+  await client.agents()
+  assert.deepEqual([emu.counters().token_password, emu.counters().token_refresh], [2, 1])
+  emu.expireTokens()
+  emu.expireRefreshTokens()
+  const error = await rejects(resumed(emu, saved).agents(), 'AUTH_INVALID_GRANT')
+  assert.match(error.message, /expired or was refused/)
+  assert.match(error.message, /Refresh token has expired/)
+  assert.match(error.message, /username and password/)
+})
+
+test('refresh tokens live as long as the emulator says', async (t) => {
+  const emu = await emulator(t, { refreshTokenTtl: 1 })
+  const client = resumed(emu, await emu.client().login())
+  await new Promise((r) => setTimeout(r, 1100))
+  await rejects(client.refresh(), 'AUTH_INVALID_GRANT')
 })
 
 test('1,000 concurrent calls after a server-side expiry share one token request', async (t) => {

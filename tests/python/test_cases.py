@@ -68,6 +68,12 @@ def run(emulator: Emulator, client: monapi.Client, call: str, args: dict[str, An
         client.service_tasks(args["page"])
     elif call == "create_server_tasks":
         client.create_server_tasks(args["tasks"])
+    elif call == "create_service_tasks":
+        client.create_service_tasks(args["tasks"])
+    elif call == "site_tasks":
+        client.site_tasks(args["page"])
+    elif call == "site_task":
+        client.site_task(args["task_id"])
     elif call == "request":
         client.request(args["method"], args["path"], args.get("query"), args.get("form"))
     else:

@@ -69,10 +69,10 @@ def test_request_reaches_any_operation(client: monapi.Client, emulator: Emulator
     page = client.request("get", "/v2/service/lists.json", params={"page": 3})
     assert len(page) == 20 and page[0]["task_id"] == "10101"
     with pytest.raises(monapi.ApiError) as caught:
-        client.request("GET", "/v2/site/lists.json")
+        client.request("GET", "/v2/alert/lists.json")
     # Not emulated: the service's error, named by the method and path given.
     assert caught.value.status_code == 404
-    assert caught.value.endpoint == "GET /v2/site/lists.json"
+    assert caught.value.endpoint == "GET /v2/alert/lists.json"
 
 
 def test_request_posts_a_form_once(client: monapi.Client, emulator: Emulator) -> None:

@@ -13,6 +13,16 @@ from monapi.testing import Emulator
 
 from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, linux_task
 
+# A mysql service task whose password is a secret too.
+DATABASE = {
+    "task_name": "db",
+    "task_type": "mysql",
+    "ip": "10.0.0.7",
+    "port": 3306,
+    "user": "monitor",
+    "password": "db-s3cret-pw",
+}
+
 
 def assert_clean(text: str, tokens: list[str]) -> None:
     for secret in [DEMO_SECRET, DEMO_PASSWORD, DEMO_PASSWORD_MD5, *tokens]:
@@ -53,6 +63,11 @@ def test_no_secret_in_reprs_errors_or_debug_logs(
             lambda: client.create_server_tasks(
                 [linux_task("a"), linux_task("b", use_agent=1, plugin_task_uselist_id=["999999"])]
             ),
+            # A service task's password: refused by the core, then by the service.
+            lambda: client.create_service_tasks([{**DATABASE, "port": 0}]),
+            lambda: client.create_service_tasks(
+                [{**DATABASE, "use_agent": 1, "plugin_task_uselist_id": "999999"}]
+            ),
         ):
             with pytest.raises(monapi.MonapiError) as caught:
                 call()
@@ -71,14 +86,14 @@ def test_no_secret_in_reprs_errors_or_debug_logs(
             texts.append(repr(pickle.loads(pickle.dumps(error)).__dict__))
     records = [r for r in caplog.records if r.name.startswith("monapi")]
     debug = [r.getMessage() for r in records if r.levelno == logging.DEBUG]
-    assert tokens and len(errors) == 7
+    assert tokens and len(errors) == 9
     # Requests, retries and refreshes are logged...
     assert any(m.startswith("response") for m in debug), debug
     assert any(m.startswith("retrying") for m in debug), debug
     assert any("refresh grant" in m for m in debug), debug
     # ...and nothing anywhere holds a secret.
     for text in texts + debug + [r.getMessage() for r in records]:
-        assert_clean(text, [*tokens, "s3cret-phrase"])
+        assert_clean(text, [*tokens, "s3cret-phrase", "db-s3cret-pw"])
 
 
 def test_debug_logging_is_silent_when_disabled(

@@ -205,3 +205,85 @@ async def test_an_exception_in_on_token_of_the_async_client_is_logged(
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING and r.name == "monapi"]
     assert len(warnings) == 2 and all("on_token" in w.getMessage() for w in warnings)
     assert emulator.counters()["token"] == 2
+
+
+# The token rules of the service's OAuth server (the emulator's defaults): a refresh answer
+# carries no new refresh token, and the one used stays valid until it expires.
+
+
+def resumed(emulator: Emulator, token: monapi.Token) -> monapi.Client:
+    """A client resumed from a saved token, without a username or password."""
+    return monapi.Client(
+        base_url=emulator.base_url,
+        client_id=emulator.client_id,
+        client_secret=emulator.client_secret,
+        token=json.loads(json.dumps(token)),
+    )
+
+
+def test_a_resumed_client_without_a_password_outlives_every_expiry(emulator: Emulator) -> None:
+    client = resumed(emulator, emulator.client().login())
+    for _ in range(3):
+        emulator.expire_tokens()
+        client.agents()
+    counters = emulator.counters()
+    assert (counters["token_password"], counters["token_refresh"]) == (1, 3)
+
+
+def test_what_on_token_receives_keeps_the_refresh_token_and_resumes(emulator: Emulator) -> None:
+    seen: list[monapi.Token] = []
+    client = emulator.client(on_token=seen.append)
+    first = client.login()
+    emulator.expire_tokens()
+    client.agents()
+    client.refresh()
+    assert len(seen) == 3
+    assert first["refresh_token"] and all(
+        t["refresh_token"] == first["refresh_token"] for t in seen
+    )
+    assert client.token is not None and client.token["refresh_token"] == first["refresh_token"]
+    # What was saved last resumes without a password, across another expiry.
+    again = resumed(emulator, seen[-1])
+    emulator.expire_tokens()
+    again.agents()
+
+
+def test_an_expired_refresh_token_with_a_password_logs_in_once(
+    client: monapi.Client, emulator: Emulator
+) -> None:
+    client.login()
+    emulator.expire_tokens()
+    emulator.expire_refresh_tokens()
+    client.agents()
+    counters = emulator.counters()
+    assert (counters["token_password"], counters["token_refresh"]) == (2, 1)
+
+
+def test_an_expired_refresh_token_without_a_password_says_what_to_do(emulator: Emulator) -> None:
+    client = resumed(emulator, emulator.client().login())
+    emulator.expire_tokens()
+    emulator.expire_refresh_tokens()
+    with pytest.raises(monapi.InvalidGrantError) as caught:
+        client.agents()
+    message = str(caught.value)
+    assert "expired or was refused" in message and "Refresh token has expired" in message
+    assert "username and password" in message
+    assert caught.value.error == "invalid_grant"
+
+
+def test_the_refresh_token_lifetime_is_the_emulators() -> None:
+    with Emulator(refresh_token_ttl=1.0) as emulator:
+        client = resumed(emulator, emulator.client().login())
+        time.sleep(1.1)
+        with pytest.raises(monapi.InvalidGrantError):
+            client.refresh()
+
+
+def test_a_rotating_service_retires_the_refresh_token_used(emulator: Emulator) -> None:
+    emulator.set_quirks(rotating_refresh_tokens=True)
+    client = emulator.client()
+    first = client.login()
+    second = client.refresh()
+    assert second["refresh_token"] != first["refresh_token"]
+    with pytest.raises(monapi.InvalidGrantError):
+        resumed(emulator, first).refresh()

@@ -9,11 +9,18 @@ import type {
   Distribution,
   Id,
   JsonValue,
+  MonitorPoint,
+  Records,
   ServerTaskInput,
   ServiceReport,
   ServiceTask,
+  ServiceTaskInput,
   SiteReport,
+  SiteTask,
+  SiteTaskSettings,
   Token,
+  User,
+  UserGroup,
 } from './data.js'
 import { invalid, invokeSync } from './errors.js'
 import type {
@@ -55,8 +62,13 @@ function warnCallback(error: unknown): void {
 }
 
 /** Task objects as JSON; a bigint is written as its digits (the core reads numbers from text). */
-function tasksJson(tasks: unknown[]): string {
-  return JSON.stringify(tasks, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
+function tasksJson(tasks: unknown): string {
+  if (!Array.isArray(tasks)) throw invalid('tasks', 'must be an array of task objects')
+  try {
+    return JSON.stringify(tasks, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
+  } catch (error) {
+    throw invalid('tasks', `cannot be converted to JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 /** The saved token of the `token` option, as the JSON the native side reads. */
@@ -256,14 +268,30 @@ export class Client {
   async createServerTasks(tasks: ServerTaskInput[], options_?: CallOptions): Promise<CreatedTask[]> {
     const n = this.#open()
     const o = options(options_, 'options', CALL_OPTIONS)
-    if (!Array.isArray(tasks)) throw invalid('tasks', 'must be an array of task objects')
-    let json: string
-    try {
-      json = tasksJson(tasks)
-    } catch (error) {
-      throw invalid('tasks', `cannot be converted to JSON: ${error instanceof Error ? error.message : String(error)}`)
-    }
+    const json = tasksJson(tasks)
     return parse(await run(o, (call) => n.createServerTasks(json, call)), 'createServerTasks')
+  }
+
+  /**
+   * Creates service monitoring tasks in one batch. The whole batch is checked first against the
+   * rules of the service's documentation (the fields each `task_type` needs, ...): nothing is
+   * sent when a task breaks one, and the error lists every problem. A task's `password` never
+   * appears in an error or a log line. Never sent twice once it may have reached the service.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` (with `errors`), `PARTIAL_CREATE` (`failedIndices`; the others were created).
+   * @example
+   * ```js
+   * const created = await client.createServiceTasks([
+   *   { task_name: 'web', task_type: 'nginx', status_url: 'http://10.0.0.5/nginx_status' },
+   *   { task_name: 'db', task_type: 'mysql', ip: '10.0.0.7', port: 3306, user: 'monitor', password: process.env.DB_PASSWORD },
+   * ])
+   * ```
+   */
+  async createServiceTasks(tasks: ServiceTaskInput[], options_?: CallOptions): Promise<CreatedTask[]> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    const json = tasksJson(tasks)
+    return parse(await run(o, (call) => n.createServiceTasks(json, call)), 'createServiceTasks')
   }
 
   /**
@@ -296,15 +324,106 @@ export class Client {
    * ```
    */
   async *iterServiceTasks(options_?: CallOptions): AsyncGenerator<ServiceTask, void, undefined> {
+    yield* this.#pages<ServiceTask>('service', options_)
+  }
+
+  /** Every task of a list, page after page. */
+  async *#pages<T>(list: 'service' | 'site', options_?: CallOptions): AsyncGenerator<T, void, undefined> {
     const o = options(options_, 'options', CALL_OPTIONS)
-    // The core says which page comes next (none after the last) and gives an empty page as [].
+    // The core says which page comes next (none after the last), gives an empty page as []
+    // and a keyed page as the list of its tasks.
     for (let page: number | null = 1; page !== null; ) {
       const n = this.#open()
       const at: number = page
-      const result = await run(o, (call) => n.serviceTaskPage(at, call))
-      yield* parse<ServiceTask[]>(result.body, 'serviceTasks')
+      const result = await run(o, (call) => n.taskPage(list, at, call))
+      yield* parse<T[]>(result.body, list === 'service' ? 'serviceTasks' : 'siteTasks')
       page = result.next
     }
+  }
+
+  /**
+   * One page (from 1) of the site task list, as sent: up to {@link PAGE_SIZE} tasks, as an
+   * array or (as PHP's keyed arrays are sent) an object keyed by task id;
+   * {@link Client.iterSiteTasks} and `tables.siteTasks()` read both.
+   *
+   * @example
+   * ```js
+   * const sites = await client.siteTasks({ page: 1 })
+   * ```
+   */
+  async siteTasks(options_?: PageOptions): Promise<Records<SiteTask>> {
+    const n = this.#open()
+    const o = options(options_, 'options', ['page', ...CALL_OPTIONS])
+    const page = isUnset(o.page) ? 1 : (numeric(o.page) as number)
+    return parse(await run(o, (call) => n.siteTasks(page, call)), 'siteTasks')
+  }
+
+  /**
+   * Every site task, page after page, by the rule of {@link Client.iterServiceTasks}.
+   *
+   * @example
+   * ```js
+   * for await (const site of client.iterSiteTasks()) console.log(site.task_id, site.task_name)
+   * ```
+   */
+  async *iterSiteTasks(options_?: CallOptions): AsyncGenerator<SiteTask, void, undefined> {
+    yield* this.#pages<SiteTask>('site', options_)
+  }
+
+  /**
+   * One site task's settings: the listed fields and the monitoring points it uses.
+   *
+   * @example
+   * ```js
+   * const site = await client.siteTask(20001)
+   * ```
+   */
+  async siteTask(taskId: Id, options_?: CallOptions): Promise<SiteTaskSettings> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.siteTask(id(taskId), call)), 'siteTask')
+  }
+
+  /**
+   * The monitoring points of the account (their ids key site reports), as sent.
+   *
+   * @example
+   * ```js
+   * const points = Object.values(await client.monitors())
+   * ```
+   */
+  async monitors(options_?: CallOptions): Promise<Records<MonitorPoint>> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.monitors(call)), 'monitors')
+  }
+
+  /**
+   * Every user of the account (their ids are what `alert_setting` names), as sent.
+   *
+   * @example
+   * ```js
+   * const emails = Object.values(await client.users()).map((u) => u.user_email)
+   * ```
+   */
+  async users(options_?: CallOptions): Promise<Records<User>> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.users(call)), 'users')
+  }
+
+  /**
+   * The user groups of the account (their ids are what `organization` names), as sent.
+   *
+   * @example
+   * ```js
+   * const groups = Object.values(await client.userGroups())
+   * ```
+   */
+  async userGroups(options_?: CallOptions): Promise<Records<UserGroup>> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return parse(await run(o, (call) => n.userGroups(call)), 'userGroups')
   }
 
   /**

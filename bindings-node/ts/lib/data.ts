@@ -78,6 +78,87 @@ export interface ServiceTask {
   task_status: string
 }
 
+/**
+ * One site monitoring task of the site task list, as sent (values are strings). The service
+ * does not publish these fields; they are those of the API's other generations, and any
+ * other field it sends is kept.
+ */
+export interface SiteTask {
+  /** Task id, e.g. `"20001"`; pass it to {@link Client.siteReport}. */
+  task_id: string
+  task_name?: string
+  /** What it checks (its address, for a web site). */
+  task_summary?: string
+  /** Kind of check: `http`, `https`, `ping`, `dns`, ... */
+  task_type?: string
+  /** `YYYY-MM-DD HH:MM:SS`. */
+  task_create_time?: string
+  /** Minutes between checks, e.g. `"5"`. */
+  frequency?: string
+  task_status?: string
+  group_id?: string
+  /** Response time of the last check, milliseconds (e.g. `"163.735571"`). */
+  last_resp_time?: string
+  /** `"1"`: the last check succeeded. */
+  last_resp_result?: string
+  /** e.g. `"HTTP OK"`. */
+  last_resp_status?: string
+  threshold_result?: string
+  /** `YYYY-MM-DD HH:MM:SS`. */
+  last_check_time?: string
+  [field: string]: JsonValue | undefined
+}
+
+/** One site task's settings ({@link Client.siteTask}): the listed fields and the points it uses. */
+export interface SiteTaskSettings extends SiteTask {
+  monitors?: Array<{ monitor_id: string; monitor_name: string }>
+}
+
+/** A list the service may send as an array or as an object keyed by id (a PHP keyed array). */
+export type Records<T> = T[] | { [id: string]: T }
+
+/** A monitoring point of the account (its id keys site reports). */
+export interface MonitorPoint {
+  monitor_id: string
+  /** City and carrier, e.g. `陕西西安电信`. */
+  monitor_name?: string
+  isp_id?: string
+  /** The carrier, e.g. `电信`. */
+  isp_name?: string
+  location_code?: string
+  location_name?: string
+  china_region?: string
+  world_region?: string
+  [field: string]: JsonValue | undefined
+}
+
+/** A user of the account (its id is what `alert_setting` names). */
+export interface User {
+  user_id: string
+  user_email?: string
+  user_name?: string
+  /** `"0"` paused, `"1"` normal, `"2"` deleted. */
+  user_status?: string
+  mobile?: string
+  telephone?: string
+  /** Unix seconds. */
+  signup_time?: string
+  last_visit_time?: string
+  /** `"1"` administrator, `"2"` advanced, `"3"` read-only. */
+  role_id?: string
+  organization?: Array<{ organization_id: string; organization_name: string }>
+  [field: string]: JsonValue | undefined
+}
+
+/** A user group (its id is what `organization` names). */
+export interface UserGroup {
+  organization_id: string
+  organization_name?: string
+  parent_organization_id?: string
+  user_num?: string
+  [field: string]: JsonValue | undefined
+}
+
 /** A plugin of an agent. */
 export interface Plugin {
   plugin_id: string
@@ -270,4 +351,60 @@ export interface ServerTaskInput {
   alert_setting?: AlertSettingInput
   /** Indicators to monitor (default: every one the system type allows); each must be allowed for it. */
   task_type?: Indicator[] | Indicator
+}
+
+/** The kinds of service a service task monitors. */
+export type ServiceType =
+  | 'apache'
+  | 'lighttpd'
+  | 'nginx'
+  | 'mongodb'
+  | 'redis'
+  | 'memcache'
+  | 'mysql'
+  | 'tomcat'
+  | 'iis'
+  | 'sqlserver'
+  | 'oracle'
+
+/**
+ * A service monitoring task for {@link Client.createServiceTasks}, with the service's keys.
+ * `task_name` and `task_type` are required, with the fields of that type:
+ *
+ * | task_type | fields |
+ * |---|---|
+ * | apache, lighttpd, nginx, mongodb, redis, memcache | `status_url` |
+ * | mysql | `ip`, `port`, `user`, `password` |
+ * | tomcat | `status_url`, `user`, `password`, `appname` |
+ * | iis | `logPath` |
+ * | sqlserver | `ip`, `port`, `user`, `password`, `appname` |
+ * | oracle | `user`, `password`, `appname` |
+ *
+ * Alerts: `alert_setting` (as a server task's; default: the creator only) or, without alerts,
+ * `open_scope` with `organization` (scope 2) or `user_ids` (scope 4). The SDK checks every rule
+ * before sending and names every problem (`err.errors`).
+ */
+export interface ServiceTaskInput {
+  task_name: string
+  task_type: ServiceType
+  /** Minutes between checks, 1 to 1440 (default 5). */
+  frequency?: number | string | bigint
+  use_agent?: Flag | boolean
+  plugin_task_uselist_id?: Ids
+  alert_setting?: AlertSettingInput
+  /** Who sees a task without alerts: `1` all enterprise users, `2` a group, `3` the creator, `4` some users. */
+  open_scope?: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
+  organization?: string | number
+  user_ids?: Ids
+  /** An `http://` or `https://` status page. */
+  status_url?: string
+  /** IPv4 or IPv6 address. */
+  ip?: string
+  /** 1 to 65535. */
+  port?: number | string | bigint
+  user?: string
+  /** A secret: never printed by the SDK. */
+  password?: string
+  appname?: string
+  logPath?: string
 }

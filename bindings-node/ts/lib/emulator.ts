@@ -53,6 +53,16 @@ export interface Quirks {
    * points, each with `uprate: []`, `fault: []` and `resptime: []`.
    */
   noChecks?: boolean
+  /**
+   * The site task list, the monitoring points, the users and the groups arrive as PHP keyed
+   * arrays (objects keyed by id) instead of lists, as the agent list does.
+   */
+  keyedLists?: boolean
+  /**
+   * The refresh grant issues a new refresh token and retires the one used (by default, as the
+   * service's OAuth server, it issues none and the used one stays valid).
+   */
+  rotatingRefreshTokens?: boolean
 }
 
 /** Options of {@link Emulator.start}. */
@@ -65,6 +75,13 @@ export interface EmulatorOptions {
   latencyMs?: number
   /** Number of seeded service tasks, 0 to 100,000, ids from 10001 (default 120: three pages). */
   serviceTasks?: number
+  /** Number of seeded site tasks, 0 to 100,000, ids from 20001 (default 5; 51 make two pages). */
+  siteTasks?: number
+  /**
+   * Lifetime of refresh tokens, in seconds, 0 to 2^32 - 1 (default 1,209,600: 14 days, as the
+   * service's OAuth server). A refresh with an older one gets `invalid_grant`.
+   */
+  refreshTokenTtl?: number
   /** Faults from the start (default none). */
   faults?: FaultSettings
   /**
@@ -93,6 +110,12 @@ export interface Counters {
   service_report: number
   site_report: number
   distribution: number
+  site_tasks: number
+  site_task: number
+  monitors: number
+  users: number
+  groups: number
+  create_service: number
   total: number
   /** TCP connections accepted (HTTPS ones too, even when the client refused the certificate). */
   connections: number
@@ -102,6 +125,12 @@ export interface Counters {
 
 /** A server task as the emulator stored it: the submitted object plus its `task_id`. */
 export interface StoredServerTask {
+  task_id: number
+  [field: string]: JsonValue
+}
+
+/** A service task as the emulator stored it: the submitted object plus its `task_id`. */
+export interface StoredServiceTask {
   task_id: number
   [field: string]: JsonValue
 }
@@ -149,15 +178,15 @@ function faultSettings(value: unknown, name: string): native.NativeFaults {
 
 /** Quirks for the native side, which checks the values against the emulator's rules. */
 function quirkSettings(value: unknown, name: string): native.NativeQuirks {
-  const o = options(value, name, ['pastEndPage', 'noAgents', 'noChecks'])
-  for (const key of ['noAgents', 'noChecks']) {
-    if (!isUnset(o[key]) && typeof o[key] !== 'boolean') throw invalid(`${name}.${key}`, 'must be a boolean')
+  const flags = ['noAgents', 'noChecks', 'keyedLists', 'rotatingRefreshTokens'] as const
+  const o = options(value, name, ['pastEndPage', ...flags])
+  const out: native.NativeQuirks = { pastEndPage: text(o.pastEndPage, `${name}.pastEndPage`) }
+  for (const key of flags) {
+    if (isUnset(o[key])) continue
+    if (typeof o[key] !== 'boolean') throw invalid(`${name}.${key}`, 'must be a boolean')
+    out[key] = o[key] as boolean
   }
-  return {
-    pastEndPage: text(o.pastEndPage, `${name}.pastEndPage`),
-    noAgents: isUnset(o.noAgents) ? undefined : (o.noAgents as boolean),
-    noChecks: isUnset(o.noChecks) ? undefined : (o.noChecks as boolean),
-  }
+  return out
 }
 
 const DEMO = native.demoAccount()
@@ -168,7 +197,7 @@ let make: (handle: native.NativeEmulator) => Emulator
 /**
  * The bundled emulator of the service, running in this process on 127.0.0.1 (a free port) on
  * a thread of its own. It serves the demo account (`clientId`, `clientSecret`, `username`,
- * `password`), seeded data (service tasks 10001..., site tasks 20001-20005) and test knobs.
+ * `password`), seeded data (service tasks 10001..., site tasks 20001...) and test knobs.
  * It does not keep Node alive; stop it with {@link Emulator.stop} (one that is forgotten is
  * stopped when it is garbage-collected, without blocking the main thread).
  *
@@ -209,6 +238,8 @@ export class Emulator {
       'tokenTtl',
       'latencyMs',
       'serviceTasks',
+      'siteTasks',
+      'refreshTokenTtl',
       'faults',
       'quirks',
       'timezone',
@@ -227,6 +258,8 @@ export class Emulator {
       latencyMs: numeric(o.latencyMs),
       // A u32 for the native side, which checks the emulator's own bound.
       serviceTasks: count(o.serviceTasks, 'serviceTasks', 0xffffffff),
+      siteTasks: count(o.siteTasks, 'siteTasks', 0xffffffff),
+      refreshTokenTtl: numeric(o.refreshTokenTtl),
       faults: isUnset(o.faults) ? undefined : faultSettings(o.faults, 'faults'),
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
       tls: o.tls as boolean | undefined,
@@ -366,6 +399,18 @@ export class Emulator {
   }
 
   /**
+   * Created service tasks as stored.
+   *
+   * @example
+   * ```js
+   * console.log(emulator.createdServiceTasks().map((t) => t.task_type))
+   * ```
+   */
+  createdServiceTasks(): StoredServiceTask[] {
+    return JSON.parse(invokeSync(() => this.#native.createdServiceTasks())) as StoredServiceTask[]
+  }
+
+  /**
    * Lifetime of access tokens issued from now on, in seconds (0 to 2^32 - 1).
    *
    * @example
@@ -444,6 +489,19 @@ export class Emulator {
    */
   revokeRefreshTokens(): void {
     invokeSync(() => this.#native.revokeRefreshTokens())
+  }
+
+  /**
+   * Every refresh token issued so far expires now (the next refresh gets `invalid_grant`,
+   * "Refresh token has expired").
+   *
+   * @example
+   * ```js
+   * emulator.expireRefreshTokens()
+   * ```
+   */
+  expireRefreshTokens(): void {
+    invokeSync(() => this.#native.expireRefreshTokens())
   }
 
   /**

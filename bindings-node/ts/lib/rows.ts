@@ -18,6 +18,37 @@ export interface ServiceTaskRow {
   task_status: string
 }
 
+/** A row of {@link Tables.siteTasks} (`null` where the service left a field out). */
+export interface SiteTaskRow {
+  task_id: number
+  task_name: string | null
+  task_summary: string | null
+  task_type: string | null
+  /** Minutes. */
+  frequency: number | null
+  task_status: string | null
+  group_id: number | null
+  task_create_time: Date | null
+  last_check_time: Date | null
+  /** Milliseconds. */
+  last_resp_time: number | null
+  last_resp_result: number | null
+  last_resp_status: string | null
+  threshold_result: number | null
+}
+
+/** A row of {@link Tables.monitors} (`null` where the service left a field out). */
+export interface MonitorRow {
+  monitor_id: number
+  monitor_name: string | null
+  isp_id: number | null
+  isp_name: string | null
+  location_code: string | null
+  location_name: string | null
+  china_region: string | null
+  world_region: string | null
+}
+
 /** A row of {@link Tables.serviceReport}: one metric of one record (the long form). */
 export interface ServiceReportRow {
   task_id: number
@@ -127,8 +158,8 @@ export interface ServiceReportsOptions extends BulkOptions {
 
 /** Options of {@link Tables.siteReports}. */
 export interface SiteReportsOptions extends BulkOptions {
-  /** The site tasks. */
-  taskIds: Id[]
+  /** The site tasks (default: every task of the site task list, read first). */
+  taskIds?: Id[]
   /** As in {@link SiteReportOptions.monitor}, the same for every task. */
   monitor?: Id
 }
@@ -161,6 +192,24 @@ export interface Tables {
    * ```
    */
   serviceTasks(options?: CallOptions): Promise<Table<ServiceTaskRow>>
+  /**
+   * Every site task (all pages) as one table.
+   *
+   * @example
+   * ```js
+   * const sites = await client.tables.siteTasks()
+   * ```
+   */
+  siteTasks(options?: CallOptions): Promise<Table<SiteTaskRow>>
+  /**
+   * The monitoring points as a table.
+   *
+   * @example
+   * ```js
+   * const points = await client.tables.monitors()
+   * ```
+   */
+  monitors(options?: CallOptions): Promise<Table<MonitorRow>>
   /**
    * A service task's report as the long table: one row per record and metric.
    *
@@ -208,7 +257,8 @@ export interface Tables {
    * @example
    * ```js
    * const { availability, failures } = await client.tables.siteReports({ taskIds: [20001, 20002], monitor: 0 })
+   * const everySite = await client.tables.siteReports({ startDate: '2026-11-01' })
    * ```
    */
-  siteReports(options: SiteReportsOptions): Promise<SiteReportsResult>
+  siteReports(options?: SiteReportsOptions): Promise<SiteReportsResult>
 }

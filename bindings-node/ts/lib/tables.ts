@@ -10,8 +10,10 @@ import type {
   ServiceReportRow,
   ServiceReportsOptions,
   ServiceReportsResult,
+  MonitorRow,
   ServiceTaskRow,
   SiteReportsOptions,
+  SiteTaskRow,
   SiteReportsResult,
   SiteTables,
   Tables,
@@ -82,6 +84,18 @@ export class TablesOf implements Tables {
     return table(await run(o, (call) => n.tableServiceTasks(call)))
   }
 
+  async siteTasks(options_?: CallOptions): Promise<Table<SiteTaskRow>> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return table(await run(o, (call) => n.tableSiteTasks(call)))
+  }
+
+  async monitors(options_?: CallOptions): Promise<Table<MonitorRow>> {
+    const n = this.#open()
+    const o = options(options_, 'options', CALL_OPTIONS)
+    return table(await run(o, (call) => n.tableMonitors(call)))
+  }
+
   async serviceReport(taskId: Id, options_?: DateRangeOptions): Promise<Table<ServiceReportRow>> {
     const n = this.#open()
     const [o, start, end] = range(options_, 'options')
@@ -111,11 +125,10 @@ export class TablesOf implements Tables {
     return bulkResult<ServiceReportsResult>(bulk, { table: table<ServiceReportRow>(bulk.tables()[0]) })
   }
 
-  async siteReports(options_: SiteReportsOptions): Promise<SiteReportsResult> {
+  async siteReports(options_?: SiteReportsOptions): Promise<SiteReportsResult> {
     const n = this.#open()
     const [o, start, end] = range(options_, 'options', ['monitor', ...BULK_OPTIONS])
     const b = bulkOptions(o)
-    if (b.taskIds === undefined) throw invalid('taskIds', 'is required (the site tasks to fetch)')
     const taskIds = b.taskIds
     const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
     const bulk = await run(o, (call) =>

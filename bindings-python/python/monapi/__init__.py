@@ -1,8 +1,9 @@
 """monapi: a client for the monitoring service's HTTP API.
 
-OAuth tokens that look after themselves, batch creation of server monitoring tasks
-(validated before sending), the service task and agent lists, and monitoring data
-(service reports, site reports, response-time distributions). One Rust core does the
+OAuth tokens that look after themselves, batch creation of server and service monitoring
+tasks (validated before sending), the service task, site task, agent, monitoring point, user
+and group lists, and monitoring data (service reports, site reports, response-time
+distributions). One Rust core does the
 work; results are plain dicts and lists with the API's own keys and values.
 
 - :class:`Client`: blocking; releases the GIL while it waits; share it between threads.
@@ -30,11 +31,11 @@ from monapi._native import (
     PAGE_SIZE,
     AsyncClient,
     AsyncTables,
+    AsyncTaskIterator,
     Client,
-    ServiceTaskAsyncIterator,
-    ServiceTaskIterator,
     Table,
     Tables,
+    TaskIterator,
     __version__,
 )
 from monapi._token import Token
@@ -58,6 +59,7 @@ __all__ = [
     "ApiError",
     "AsyncClient",
     "AsyncTables",
+    "AsyncTaskIterator",
     "AuthError",
     "Client",
     "ConnectionError",
@@ -67,11 +69,10 @@ __all__ = [
     "MonapiError",
     "PartialCreateError",
     "PartialResultError",
-    "ServiceTaskAsyncIterator",
-    "ServiceTaskIterator",
     "SiteTables",
     "Table",
     "Tables",
+    "TaskIterator",
     "TimeoutError",
     "Token",
     "ValidationError",

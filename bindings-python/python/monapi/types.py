@@ -15,7 +15,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import TypeAlias, TypedDict
+from typing import NotRequired, TypeAlias, TypedDict
 
 from monapi._token import Token
 
@@ -27,6 +27,8 @@ __all__ = [
     "CreatedTask",
     "Distribution",
     "Fault",
+    "GroupRef",
+    "MonitorPoint",
     "Plugin",
     "Progress",
     "ResponseTimeRecord",
@@ -34,9 +36,13 @@ __all__ = [
     "ServiceTask",
     "SitePoint",
     "SiteReport",
+    "SiteTask",
+    "SiteTaskSettings",
     "Token",
     "TokenDict",
     "UprateRecord",
+    "User",
+    "UserGroup",
 ]
 
 
@@ -51,6 +57,85 @@ class ServiceTask(TypedDict):
     frequency: str
     last_check_time: str
     task_status: str
+
+
+class SiteTask(TypedDict):
+    """One task of the site task list (``client.site_tasks()``, ``client.iter_site_tasks()``),
+    values as sent (strings). The service does not publish these fields (they are those of
+    the API's other generations): any may be missing, and others are kept."""
+
+    task_id: str
+    task_name: NotRequired[str]
+    task_summary: NotRequired[str]
+    task_type: NotRequired[str]
+    task_create_time: NotRequired[str]
+    frequency: NotRequired[str]
+    task_status: NotRequired[str]
+    group_id: NotRequired[str]
+    last_resp_time: NotRequired[str]
+    last_resp_result: NotRequired[str]
+    last_resp_status: NotRequired[str]
+    threshold_result: NotRequired[str]
+    last_check_time: NotRequired[str]
+
+
+class SitePointRef(TypedDict):
+    """A monitoring point a site task uses."""
+
+    monitor_id: str
+    monitor_name: str
+
+
+class SiteTaskSettings(SiteTask):
+    """One site task's settings (``client.site_task(...)``): the listed fields and its points."""
+
+    monitors: NotRequired[list[SitePointRef]]
+
+
+class MonitorPoint(TypedDict):
+    """A monitoring point (``client.monitors()``): its id keys site reports."""
+
+    monitor_id: str
+    monitor_name: NotRequired[str]
+    isp_id: NotRequired[str]
+    isp_name: NotRequired[str]
+    location_code: NotRequired[str]
+    location_name: NotRequired[str]
+    china_region: NotRequired[str]
+    world_region: NotRequired[str]
+
+
+class GroupRef(TypedDict):
+    """A group a user belongs to."""
+
+    organization_id: str
+    organization_name: str
+
+
+class User(TypedDict):
+    """A user of the account (``client.users()``): its id is what ``alert_setting`` names;
+    ``user_status`` 0 paused, 1 normal, 2 deleted; ``role_id`` 1 admin, 2 advanced, 3
+    read-only; times are unix seconds."""
+
+    user_id: str
+    user_email: NotRequired[str]
+    user_name: NotRequired[str]
+    user_status: NotRequired[str]
+    mobile: NotRequired[str]
+    telephone: NotRequired[str]
+    signup_time: NotRequired[str]
+    last_visit_time: NotRequired[str]
+    role_id: NotRequired[str]
+    organization: NotRequired[list[GroupRef]]
+
+
+class UserGroup(TypedDict):
+    """A user group (``client.user_groups()``): its id is what ``organization`` names."""
+
+    organization_id: str
+    organization_name: NotRequired[str]
+    parent_organization_id: NotRequired[str]
+    user_num: NotRequired[str]
 
 
 class Plugin(TypedDict):
@@ -82,7 +167,8 @@ AgentList: TypeAlias = dict[str, Agent]
 
 
 class CreatedTask(TypedDict):
-    """One element of ``client.create_server_tasks(...)``'s answer."""
+    """One element of the answer of ``client.create_server_tasks(...)`` and
+    ``client.create_service_tasks(...)``."""
 
     task_id: int
 
@@ -171,7 +257,7 @@ class TokenDict(TypedDict):
     arrived; ``None`` when the service sent no ``expires_in``)."""
 
     access_token: str
-    refresh_token: str
+    refresh_token: str | None
     expires_in: int
     expires_at: int | None
     token_type: str

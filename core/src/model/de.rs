@@ -62,7 +62,7 @@ macro_rules! integer {
         }
     )*};
 }
-integer!(i64, u64, u32);
+integer!(u8, i64, u64, u32);
 
 struct NumberVisitor<T>(PhantomData<T>);
 
@@ -315,6 +315,74 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
         }
         Ok(Vec::new())
     }
+}
+
+/// Records that PHP may send as a list or as a keyed array (an object keyed by ids, as the
+/// agent list is): the list, or the object's values in order; `[]`, `{}` and `null` are
+/// empty. The one rule of the lists whose shape the service does not document (site tasks,
+/// monitoring points, users, user groups).
+pub(crate) fn records<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    deserializer.deserialize_any(RecordsVisitor(PhantomData))
+}
+
+struct RecordsVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordsVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list, or an object keyed by ids")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        ListVisitor(PhantomData).visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        while let Some((_, value)) = map.next_entry::<de::IgnoredAny, T>()? {
+            out.push(value);
+        }
+        Ok(out)
+    }
+}
+
+/// A list of [`records`], as a type: `Records<T>` decodes a whole answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Records<T>(pub Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Records<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        records(deserializer).map(Records)
+    }
+}
+
+/// The tasks of a create batch given as JSON: a list of at least one item (each item is read
+/// by its task type).
+pub(crate) fn batch_items(value: &serde_json::Value) -> crate::Result<&[serde_json::Value]> {
+    let serde_json::Value::Array(items) = value else {
+        return Err(crate::Error::invalid_input(
+            None,
+            "tasks",
+            "must be a list of task objects",
+        ));
+    };
+    if items.is_empty() {
+        return Err(crate::Error::invalid_input(
+            None,
+            "tasks",
+            "must hold at least one task",
+        ));
+    }
+    Ok(items)
 }
 
 #[cfg(test)]

@@ -1,19 +1,23 @@
 //! Typed forms of the service's payloads, decoded tolerantly: numbers may arrive as JSON numbers
 //! or as strings holding one, and `[]` stands for an empty object (as PHP encodes it).
 
+mod account;
 mod agent;
 pub(crate) mod de;
 mod server_task;
 mod service;
+mod service_task;
 mod site;
 mod token;
 
+pub use account::{GroupRef, MonitorPoint, SiteTask, User, UserGroup};
 pub use agent::{Agent, AgentUrls, Plugin};
 pub use server_task::{
     AlertSetting, Alerts, AuthType, Indicator, Scope, ServerTask, SnmpVersion, SystemType, FREQUENCY_RANGE,
     SNMP_PORT_RANGE,
 };
 pub use service::{ServiceRecord, ServiceReport, ServiceTask};
+pub use service_task::{NewServiceTask, OpenScope, ServiceType};
 pub use site::{
     Bucket, Distribution, Fault, FaultEnd, Faults, MonitoringPoint, ResponseTime, SiteReport, Uprate,
 };

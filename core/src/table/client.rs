@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamExt};
 
 use super::SiteTables;
-use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result};
+use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
 
 /// Tasks fetched at once by the bulk calls unless [`BulkOptions::concurrency`] says otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 8;
@@ -46,10 +46,11 @@ pub struct Tables {
     client: Client,
 }
 
-/// Which service tasks a bulk call fetches.
+/// Which tasks a bulk call fetches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TaskIds {
-    /// Every task of the service task list (all pages, listed first).
+    /// Every task of the list (all pages, listed first): the service task list for service
+    /// reports, the site task list for site reports.
     All,
     /// These tasks, in this order.
     Ids(Vec<u64>),
@@ -63,6 +64,18 @@ impl From<Vec<u64>> for TaskIds {
 
 impl From<&[u64]> for TaskIds {
     fn from(ids: &[u64]) -> Self {
+        TaskIds::Ids(ids.to_vec())
+    }
+}
+
+impl<const N: usize> From<[u64; N]> for TaskIds {
+    fn from(ids: [u64; N]) -> Self {
+        TaskIds::Ids(ids.to_vec())
+    }
+}
+
+impl<const N: usize> From<&[u64; N]> for TaskIds {
+    fn from(ids: &[u64; N]) -> Self {
         TaskIds::Ids(ids.to_vec())
     }
 }
@@ -296,6 +309,17 @@ impl Tables {
         Ok(super::service_tasks(&tasks, self.timezone()))
     }
 
+    /// Every site task (all pages) as one table: [`site_tasks_schema`](super::site_tasks_schema).
+    pub async fn site_tasks(&self) -> Result<RecordBatch> {
+        let tasks: Vec<_> = self.client.site_tasks_all().try_collect().await?;
+        Ok(super::site_tasks(&tasks, self.timezone()))
+    }
+
+    /// The monitoring points as a table: [`monitors_schema`](super::monitors_schema).
+    pub async fn monitors(&self) -> Result<RecordBatch> {
+        Ok(super::monitors(&self.client.monitors().await?))
+    }
+
     /// The long table of a service task's report over `range`.
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
@@ -364,13 +388,7 @@ impl Tables {
     ) -> Result<BulkStream<RecordBatch>> {
         options.validate()?;
         let range = self.resolve(range)?;
-        let task_ids = match tasks.into() {
-            TaskIds::Ids(ids) => ids,
-            TaskIds::All => {
-                let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
-                tasks.into_iter().map(|task| task.task_id).collect()
-            }
-        };
+        let task_ids = self.task_ids(tasks.into(), TaskList::Service).await?;
         self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
             .await?;
         let client = self.client.clone();
@@ -381,16 +399,17 @@ impl Tables {
     }
 
     /// The site reports of many tasks over one `range` (the same `monitor` for all): see
-    /// [`BulkTables`] and [`service_reports`](Tables::service_reports).
+    /// [`BulkTables`] and [`service_reports`](Tables::service_reports). [`TaskIds::All`]
+    /// is every task of the site task list.
     pub async fn site_reports(
         &self,
-        task_ids: &[u64],
+        tasks: impl Into<TaskIds>,
         range: DateRange,
         monitor: Monitor,
         options: BulkOptions,
     ) -> Result<BulkTables<SiteTables>> {
         Ok(self
-            .site_reports_stream(task_ids, range, monitor, options)
+            .site_reports_stream(tasks, range, monitor, options)
             .await?
             .collect()
             .await)
@@ -400,24 +419,40 @@ impl Tables {
     /// order.
     pub async fn site_reports_stream(
         &self,
-        task_ids: &[u64],
+        tasks: impl Into<TaskIds>,
         range: DateRange,
         monitor: Monitor,
         options: BulkOptions,
     ) -> Result<BulkStream<SiteTables>> {
         options.validate()?;
         let range = self.resolve(range)?;
-        self.ready(task_ids, |task_id| Request::SiteReport {
+        let task_ids = self.task_ids(tasks.into(), TaskList::Site).await?;
+        self.ready(&task_ids, |task_id| Request::SiteReport {
             task_id,
             range,
             monitor,
         })
         .await?;
         let client = self.client.clone();
-        Ok(bulk(task_ids.to_vec(), &options, move |task_id| {
+        Ok(bulk(task_ids, &options, move |task_id| {
             let client = client.clone();
             async move { site_report(&client, task_id, range, monitor).await }
         }))
+    }
+
+    /// The ids `tasks` names: as given, or every task of `list` (read whole first).
+    async fn task_ids(&self, tasks: TaskIds, list: TaskList) -> Result<Vec<u64>> {
+        match (tasks, list) {
+            (TaskIds::Ids(ids), _) => Ok(ids),
+            (TaskIds::All, TaskList::Service) => {
+                let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
+                Ok(tasks.into_iter().map(|task| task.task_id).collect())
+            }
+            (TaskIds::All, TaskList::Site) => {
+                let tasks: Vec<_> = self.client.site_tasks_all().try_collect().await?;
+                Ok(tasks.into_iter().map(|task| task.task_id).collect())
+            }
+        }
     }
 
     /// Checks every task's request (nothing is sent when one is bad), then makes sure of a

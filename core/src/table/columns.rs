@@ -36,6 +36,16 @@ impl Interner {
     }
 }
 
+/// A `Dictionary(Int32, Utf8)` column of `texts`, null where a text is `None`.
+pub(super) fn categories<'a>(texts: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+    let mut interner = Interner::default();
+    let keys: Int32Array = texts.map(|text| text.map(|t| interner.intern(t))).collect();
+    let values = Arc::new(StringArray::from_iter_values(
+        interner.values.iter().map(|v| &**v),
+    ));
+    Arc::new(DictionaryArray::<Int32Type>::try_new(keys, values).expect("every key indexes a value"))
+}
+
 /// A `Dictionary(Int32, Utf8)` column of `keys` into `values`.
 pub(super) fn dictionary<'a>(keys: Vec<i32>, values: impl IntoIterator<Item = &'a str>) -> ArrayRef {
     let values = Arc::new(StringArray::from_iter_values(values));

@@ -46,6 +46,19 @@
 //! | | `frequency` | `UInt32` (minutes) | yes |
 //! | | `last_check_time` | ts | yes (empty or unreadable) |
 //! | | `task_status` | `Dictionary(Int32, Utf8)` | no |
+//! | site tasks (a field the service left out, or sent empty, is null) | `task_id` | `UInt64` | no |
+//! | | `task_name`, `task_summary` | `Utf8` | yes |
+//! | | `task_type`, `task_status` | `Dictionary(Int32, Utf8)` | yes |
+//! | | `frequency` | `UInt32` (minutes) | yes |
+//! | | `group_id` | `UInt64` | yes |
+//! | | `task_create_time`, `last_check_time` | ts | yes (also unreadable) |
+//! | | `last_resp_time` | `Float64` (ms) | yes |
+//! | | `last_resp_result`, `threshold_result` | `Int64` | yes |
+//! | | `last_resp_status` | `Dictionary(Int32, Utf8)` | yes |
+//! | monitoring points (likewise) | `monitor_id` | `UInt32` | no |
+//! | | `monitor_name`, `location_code` | `Utf8` | yes |
+//! | | `isp_id` | `UInt32` | yes |
+//! | | `isp_name`, `location_name`, `china_region`, `world_region` | `Dictionary(Int32, Utf8)` | yes |
 //! | service report (long: one row per record and metric) | `task_id` | `UInt64` | no |
 //! | | `series` | `Dictionary(Int32, Utf8)` | no |
 //! | | `time` | ts | yes (record without a readable `time`) |
@@ -105,7 +118,7 @@ pub use client::{
     DEFAULT_CONCURRENCY,
 };
 
-use crate::{Endpoint, Error, Result, ServiceTask};
+use crate::{Endpoint, Error, MonitorPoint, Result, ServiceTask, SiteTask};
 
 /// The three tables of a site report.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +171,49 @@ pub fn service_tasks_schema(timezone: FixedOffset) -> SchemaRef {
         Field::new("frequency", DataType::UInt32, true),
         Field::new("last_check_time", timestamp_type(timezone), true),
         Field::new("task_status", category(), false),
+    ])
+}
+
+/// Schema of the site task list table (see the [module](self) docs).
+///
+/// ```
+/// let schema = monapi::table::site_tasks_schema(monapi::SERVICE_TIMEZONE);
+/// assert_eq!(schema.field(9).name(), "last_resp_time");
+/// ```
+pub fn site_tasks_schema(timezone: FixedOffset) -> SchemaRef {
+    schema(vec![
+        task_id_field(),
+        Field::new("task_name", DataType::Utf8, true),
+        Field::new("task_summary", DataType::Utf8, true),
+        Field::new("task_type", category(), true),
+        Field::new("frequency", DataType::UInt32, true),
+        Field::new("task_status", category(), true),
+        Field::new("group_id", DataType::UInt64, true),
+        Field::new("task_create_time", timestamp_type(timezone), true),
+        Field::new("last_check_time", timestamp_type(timezone), true),
+        Field::new("last_resp_time", DataType::Float64, true),
+        Field::new("last_resp_result", DataType::Int64, true),
+        Field::new("last_resp_status", category(), true),
+        Field::new("threshold_result", DataType::Int64, true),
+    ])
+}
+
+/// Schema of the monitoring point table (see the [module](self) docs).
+///
+/// ```
+/// let schema = monapi::table::monitors_schema();
+/// assert_eq!(schema.field(0).name(), "monitor_id");
+/// ```
+pub fn monitors_schema() -> SchemaRef {
+    schema(vec![
+        Field::new("monitor_id", DataType::UInt32, false),
+        Field::new("monitor_name", DataType::Utf8, true),
+        Field::new("isp_id", DataType::UInt32, true),
+        Field::new("isp_name", category(), true),
+        Field::new("location_code", DataType::Utf8, true),
+        Field::new("location_name", category(), true),
+        Field::new("china_region", category(), true),
+        Field::new("world_region", category(), true),
     ])
 }
 
@@ -262,6 +318,16 @@ pub fn distribution_schema() -> SchemaRef {
 /// ```
 pub fn service_tasks(tasks: &[ServiceTask], timezone: FixedOffset) -> RecordBatch {
     tasks::build(tasks, timezone)
+}
+
+/// The site task list as its table.
+pub fn site_tasks(tasks: &[SiteTask], timezone: FixedOffset) -> RecordBatch {
+    tasks::build_sites(tasks, timezone)
+}
+
+/// The monitoring points as their table.
+pub fn monitors(points: &[MonitorPoint]) -> RecordBatch {
+    tasks::build_monitors(points)
 }
 
 /// A service report's body (JSON, as the service sends it) as the long table, reading its

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::de as lenient;
-use crate::{Error, Result, Secret};
+use crate::{Error, Problem, Result, Secret};
 
 mod rules;
 
-use rules::{check, into_result, Parsed};
+use rules::{check, Parsed};
 
 /// Lowest and highest monitoring frequency accepted, in minutes (one check a minute to one a
 /// day).
@@ -402,7 +402,7 @@ impl ServerTask {
 
     /// Checks the service's rules; the error names every field that breaks one, with the rule.
     pub fn validate(&self) -> Result<()> {
-        into_result(check(&Parsed::from(self), None))
+        Problem::into_result(check(&Parsed::from(self), None))
     }
 
     /// Checks every task of a batch; the error names every problem with its task's index in
@@ -416,7 +416,7 @@ impl ServerTask {
             .enumerate()
             .flat_map(|(i, task)| check(&Parsed::from(task), Some(i)))
             .collect();
-        into_result(problems)
+        Problem::into_result(problems)
     }
 
     /// Reads a batch from loosely typed JSON (as Python dicts or JavaScript objects arrive):
@@ -436,16 +436,7 @@ impl ServerTask {
     /// assert_eq!(problems, [(Some(1), "frequency"), (Some(1), "task_type")]);
     /// ```
     pub fn batch_from_json(value: Value) -> Result<Vec<ServerTask>> {
-        let Value::Array(items) = value else {
-            return Err(Error::invalid_input(
-                None,
-                "tasks",
-                "must be a list of task objects",
-            ));
-        };
-        if items.is_empty() {
-            return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
-        }
+        let items = lenient::batch_items(&value)?;
         let mut problems = Vec::new();
         let mut tasks = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
@@ -453,7 +444,7 @@ impl ServerTask {
             problems.extend(check(&parsed, Some(i)));
             tasks.extend(parsed.into_task());
         }
-        into_result(problems)?;
+        Problem::into_result(problems)?;
         Ok(tasks)
     }
 }

@@ -14,7 +14,7 @@ use super::{
     FREQUENCY_RANGE, SNMP_PORT_RANGE,
 };
 use crate::model::de as lenient;
-use crate::{Error, Problem, Result, Secret};
+use crate::{Problem, Secret};
 
 /// The fields of a server task, in the order the service checks them (the emulator's order:
 /// name, addresses, system, frequency and port, SNMP, agent, alerts, indicators). Problems
@@ -39,14 +39,6 @@ const FIELDS: [&str; 15] = [
 
 /// The rule of a text field holding a control character.
 const NO_CONTROL: &str = "must not contain control characters (such as NUL or a line break)";
-
-pub(super) fn into_result(problems: Vec<Problem>) -> Result<()> {
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput { problems })
-    }
-}
 
 /// A task as read: each field's value, or `None` when it could not be read (the problem is in
 /// `problems`), so that the rules that need it are skipped.

@@ -1,0 +1,619 @@
+//! Service monitoring tasks for the create operation (`POST /v2/service/create.json`), with
+//! the rules of the service's v2 documentation checked before anything is sent: the fields of
+//! every type, then those of the task's type, every problem of a batch at once.
+
+use std::net::IpAddr;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::server_task::{AlertSetting, Scope, FREQUENCY_RANGE};
+use crate::{Error, Problem, Result, Secret};
+
+/// The kinds of service a service task can monitor, with the fields each needs besides those
+/// of every type.
+const TYPES: [(ServiceType, &str, &[&str]); 11] = [
+    (ServiceType::Apache, "apache", &["status_url"]),
+    (ServiceType::Lighttpd, "lighttpd", &["status_url"]),
+    (ServiceType::Nginx, "nginx", &["status_url"]),
+    (ServiceType::Mongodb, "mongodb", &["status_url"]),
+    (ServiceType::Redis, "redis", &["status_url"]),
+    (ServiceType::Memcache, "memcache", &["status_url"]),
+    (ServiceType::Mysql, "mysql", &["ip", "port", "user", "password"]),
+    (
+        ServiceType::Tomcat,
+        "tomcat",
+        &["status_url", "user", "password", "appname"],
+    ),
+    (ServiceType::Iis, "iis", &["logPath"]),
+    (
+        ServiceType::Sqlserver,
+        "sqlserver",
+        &["ip", "port", "user", "password", "appname"],
+    ),
+    (ServiceType::Oracle, "oracle", &["user", "password", "appname"]),
+];
+
+/// The fields of every type, in the order they are checked.
+const COMMON: [&str; 8] = [
+    "task_name",
+    "task_type",
+    "frequency",
+    "use_agent",
+    "plugin_task_uselist_id",
+    "alert_setting",
+    "open_scope",
+    "organization",
+];
+
+/// Fields checked after the common ones, in this order (each type takes some of them).
+const SPECIFIC: [&str; 7] = [
+    "user_ids",
+    "status_url",
+    "ip",
+    "port",
+    "user",
+    "password",
+    "appname",
+];
+
+/// The kind of service a service task monitors (`task_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ServiceType {
+    /// `apache`: needs `status_url`.
+    Apache,
+    /// `lighttpd`: needs `status_url`.
+    Lighttpd,
+    /// `nginx`: needs `status_url`.
+    Nginx,
+    /// `mongodb`: needs `status_url`.
+    Mongodb,
+    /// `redis`: needs `status_url`.
+    Redis,
+    /// `memcache`: needs `status_url`.
+    Memcache,
+    /// `mysql`: needs `ip`, `port`, `user` and `password`.
+    Mysql,
+    /// `tomcat`: needs `status_url`, `user`, `password` and `appname`.
+    Tomcat,
+    /// `iis`: needs `logPath`.
+    Iis,
+    /// `sqlserver`: needs `ip`, `port`, `user`, `password` and `appname`.
+    Sqlserver,
+    /// `oracle`: needs `user`, `password` and `appname`.
+    Oracle,
+}
+
+impl ServiceType {
+    /// The name the service uses (`mysql`).
+    pub fn name(self) -> &'static str {
+        TYPES
+            .iter()
+            .find(|(t, ..)| *t == self)
+            .map(|(_, name, _)| *name)
+            .unwrap_or_default()
+    }
+
+    /// The fields a task of this type needs besides those of every type, as the service names
+    /// them.
+    pub fn fields(self) -> &'static [&'static str] {
+        TYPES
+            .iter()
+            .find(|(t, ..)| *t == self)
+            .map(|(.., f)| *f)
+            .unwrap_or_default()
+    }
+
+    /// The type the service calls `name`.
+    pub fn parse(name: &str) -> Option<ServiceType> {
+        TYPES.iter().find(|(_, n, _)| *n == name.trim()).map(|(t, ..)| *t)
+    }
+}
+
+/// Who sees a service task created without alerts (`open_scope`, with `organization` or
+/// `user_ids` as its scope needs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenScope {
+    /// Who sees the task.
+    pub scope: Scope,
+    /// The user group; required with [`Scope::UserGroup`].
+    pub organization: Option<String>,
+    /// The users; required with [`Scope::SelectedUsers`].
+    pub user_ids: Vec<String>,
+}
+
+/// One service monitoring task of a create batch.
+///
+/// Build one with [`NewServiceTask::new`] (every field its type does not need, and every
+/// optional one, takes its default) and set the fields its type needs;
+/// [`NewServiceTask::batch_from_json`] reads a batch from loosely typed JSON (as Python dicts
+/// and JavaScript objects arrive). The service's rules are checked before anything is sent,
+/// every problem named. `password` is a secret: it never appears in an error, `Debug` or a
+/// log line.
+///
+/// ```
+/// use monapi::{NewServiceTask, ServiceType};
+/// let mut task = NewServiceTask::new("db-main", ServiceType::Mysql);
+/// task.ip = Some("10.0.0.5".into());
+/// task.port = Some(3306);
+/// task.user = Some("monitor".into());
+/// task.password = Some("s3cret".into());
+/// task.validate().unwrap();
+/// assert!(!format!("{task:?}").contains("s3cret"));
+/// task.port = None;
+/// assert_eq!(task.validate().unwrap_err().field(), Some("port"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewServiceTask {
+    /// Task name; must not be empty.
+    pub task_name: String,
+    /// The kind of service.
+    pub task_type: ServiceType,
+    /// Minutes between checks, in [`FREQUENCY_RANGE`] (default 5).
+    pub frequency: u32,
+    /// Whether agent plugins collect the data (default no); when true,
+    /// `plugin_task_uselist_id` must name at least one plugin.
+    pub use_agent: bool,
+    /// Plugin association ids (from the agent list).
+    pub plugin_task_uselist_id: Vec<String>,
+    /// Alerts (default: no recipients, visible to the creator only), or, with `open_scope`,
+    /// none.
+    pub alert_setting: Option<AlertSetting>,
+    /// Who sees a task without alerts; give it instead of `alert_setting`.
+    pub open_scope: Option<OpenScope>,
+    /// The status page, an `http://` or `https://` address (apache, lighttpd, nginx, mongodb,
+    /// redis, memcache, tomcat).
+    pub status_url: Option<String>,
+    /// The server's address (mysql, sqlserver).
+    pub ip: Option<String>,
+    /// The server's port (mysql, sqlserver).
+    pub port: Option<u32>,
+    /// The monitoring account (mysql, tomcat, sqlserver, oracle).
+    pub user: Option<String>,
+    /// The monitoring account's password (mysql, tomcat, sqlserver, oracle). A secret.
+    pub password: Option<Secret>,
+    /// The application or instance name (`appname`: tomcat, sqlserver, oracle).
+    pub app_name: Option<String>,
+    /// The log directory (`logPath`: iis).
+    pub log_path: Option<String>,
+}
+
+impl NewServiceTask {
+    /// A task of `task_type` with the defaults of every optional field: every 5 minutes, no
+    /// agent plugins, alerts for the creator only, and none of the fields of its type yet.
+    pub fn new(task_name: impl Into<String>, task_type: ServiceType) -> NewServiceTask {
+        NewServiceTask {
+            task_name: task_name.into(),
+            task_type,
+            frequency: 5,
+            use_agent: false,
+            plugin_task_uselist_id: Vec::new(),
+            alert_setting: None,
+            open_scope: None,
+            status_url: None,
+            ip: None,
+            port: None,
+            user: None,
+            password: None,
+            app_name: None,
+            log_path: None,
+        }
+    }
+
+    /// Checks the service's rules; the error names every problem.
+    pub fn validate(&self) -> Result<()> {
+        Problem::into_result(self.problems(None))
+    }
+
+    /// Checks every task of a batch; the error names every problem with its task's index.
+    pub fn validate_batch(tasks: &[NewServiceTask]) -> Result<()> {
+        if tasks.is_empty() {
+            return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
+        }
+        Problem::into_result(
+            tasks
+                .iter()
+                .enumerate()
+                .flat_map(|(i, t)| t.problems(Some(i)))
+                .collect(),
+        )
+    }
+
+    /// The passwords of the batch's tasks (kept out of every text the client shows).
+    pub(crate) fn secrets(tasks: &[NewServiceTask]) -> impl Iterator<Item = &Secret> {
+        tasks.iter().filter_map(|task| task.password.as_ref())
+    }
+
+    /// Reads a batch from loosely typed JSON: scalars as strings or numbers, left-out optional
+    /// fields taking the defaults of [`NewServiceTask::new`]; then checks it. The error names
+    /// every problem, type or rule, with the task's index and the field.
+    ///
+    /// ```
+    /// let json = serde_json::json!([
+    ///     { "task_name": "web", "task_type": "nginx", "status_url": "http://10.0.0.1/status" },
+    ///     { "task_name": "db", "task_type": "mysql", "ip": "10.0.0.2", "port": "3306" },
+    /// ]);
+    /// let err = monapi::NewServiceTask::batch_from_json(json).unwrap_err();
+    /// let problems: Vec<_> = err.problems().iter().map(|p| (p.index, p.field.as_str())).collect();
+    /// assert_eq!(problems, [(Some(1), "user"), (Some(1), "password")]);
+    /// ```
+    pub fn batch_from_json(value: Value) -> Result<Vec<NewServiceTask>> {
+        let items = super::de::batch_items(&value)?;
+        let mut problems = Vec::new();
+        let mut tasks = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            match read(item, Some(i)) {
+                Ok(task) => {
+                    problems.extend(task.problems(Some(i)));
+                    tasks.push(task);
+                }
+                Err(read_problems) => problems.extend(read_problems),
+            }
+        }
+        Problem::into_result(problems)?;
+        Ok(tasks)
+    }
+
+    /// Every broken rule, in the order the fields are checked.
+    fn problems(&self, index: Option<usize>) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut problem = |field: &str, rule: String| problems.push(Problem::new(index, field, rule));
+        if self.task_name.trim().is_empty() {
+            problem("task_name", "is required and must not be empty".into());
+        } else if self.task_name.chars().any(char::is_control) {
+            problem("task_name", CONTROL.into());
+        }
+        if !FREQUENCY_RANGE.contains(&self.frequency) {
+            problem("frequency", frequency_rule(self.frequency));
+        }
+        if self.use_agent && self.plugin_task_uselist_id.is_empty() {
+            problem(
+                "plugin_task_uselist_id",
+                "must name at least one plugin (from the agent list) when use_agent is 1".into(),
+            );
+        }
+        match (&self.alert_setting, &self.open_scope) {
+            (Some(_), Some(_)) => problem(
+                "open_scope",
+                "cannot be given with alert_setting: give alert_setting (alerts) or open_scope (no alerts)"
+                    .into(),
+            ),
+            (Some(setting), None) => {
+                if setting.scope == Scope::UserGroup && setting.organization.is_none() {
+                    problem(
+                        "alert_setting.organization",
+                        "is required when scope is 2 (a user group)".into(),
+                    );
+                }
+                if setting.scope == Scope::SelectedUsers && setting.user_ids.is_empty() {
+                    problem(
+                        "alert_setting.user_ids",
+                        "must name at least one user when scope is 4".into(),
+                    );
+                }
+            }
+            (None, Some(open)) => {
+                if open.scope == Scope::UserGroup && open.organization.is_none() {
+                    problem(
+                        "organization",
+                        "is required when open_scope is 2 (a user group)".into(),
+                    );
+                }
+                if open.scope == Scope::SelectedUsers && open.user_ids.is_empty() {
+                    problem(
+                        "user_ids",
+                        "must name at least one user when open_scope is 4".into(),
+                    );
+                }
+            }
+            (None, None) => {}
+        }
+        let needs = self.task_type.fields();
+        let kind = self.task_type.name();
+        for (field, given) in self.specific() {
+            match (needs.contains(&field), given) {
+                (true, None) => problem(field, format!("is required for a {kind} task")),
+                (false, Some(_)) => problem(
+                    field,
+                    format!(
+                        "is not a field of a {kind} task (its own are {})",
+                        needs.join(", ")
+                    ),
+                ),
+                (true, Some(value)) => {
+                    if let Some(rule) = specific_rule(field, &value) {
+                        problem(field, rule);
+                    }
+                }
+                (false, None) => {}
+            }
+        }
+        problems
+    }
+
+    /// The fields of some types, each with its value as text when given.
+    fn specific(&self) -> [(&'static str, Option<String>); 7] {
+        [
+            ("status_url", self.status_url.clone()),
+            ("ip", self.ip.clone()),
+            ("port", self.port.map(|p| p.to_string())),
+            ("user", self.user.clone()),
+            ("password", self.password.as_ref().map(|p| p.expose().to_string())),
+            ("appname", self.app_name.clone()),
+            ("logPath", self.log_path.clone()),
+        ]
+    }
+}
+
+const CONTROL: &str = "must not contain control characters (such as NUL or a line break)";
+
+fn frequency_rule(value: impl std::fmt::Display) -> String {
+    format!(
+        "must be a whole number of minutes from {} to {}, not {value}",
+        FREQUENCY_RANGE.start(),
+        FREQUENCY_RANGE.end()
+    )
+}
+
+/// The rule a given value of a type's field breaks, if any (never showing a password).
+fn specific_rule(field: &str, value: &str) -> Option<String> {
+    if value.trim().is_empty() {
+        return Some("must not be empty".into());
+    }
+    if field != "password" && value.chars().any(char::is_control) {
+        return Some(CONTROL.into());
+    }
+    match field {
+        "status_url" => {
+            let rest = value
+                .strip_prefix("http://")
+                .or_else(|| value.strip_prefix("https://"));
+            let good = rest
+                .is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace));
+            (!good).then(|| format!("must be an http:// or https:// address, not {value:?}"))
+        }
+        "ip" => value
+            .parse::<IpAddr>()
+            .is_err()
+            .then(|| format!("must be an IPv4 or IPv6 address, not {value:?}")),
+        "port" => value
+            .parse::<u32>()
+            .ok()
+            .filter(|p| (1..=65535).contains(p))
+            .is_none()
+            .then(|| format!("must be a port number from 1 to 65535, not {value}")),
+        _ => None,
+    }
+}
+
+/// Reads one task object; the problems are what could not be read (its rules are checked by
+/// [`NewServiceTask::problems`]).
+fn read(value: &Value, index: Option<usize>) -> std::result::Result<NewServiceTask, Vec<Problem>> {
+    let Value::Object(object) = value else {
+        return Err(vec![Problem::new(
+            index,
+            "",
+            "must be an object with the fields of a service task",
+        )]);
+    };
+    let mut problems = Vec::new();
+    let mut problem = |field: &str, rule: String| problems.push(Problem::new(index, field, rule));
+    let text = |name: &str| object.get(name).map(scalar);
+    let task_name = match text("task_name") {
+        Some(Some(name)) => name,
+        Some(None) => {
+            problem("task_name", "must be a string".into());
+            String::new()
+        }
+        None => String::new(),
+    };
+    let task_type = match text("task_type") {
+        Some(Some(name)) => ServiceType::parse(&name).or_else(|| {
+            let names: Vec<&str> = TYPES.iter().map(|(_, n, _)| *n).collect();
+            problem(
+                "task_type",
+                format!("must be one of {}, not {name:?}", names.join(", ")),
+            );
+            None
+        }),
+        _ => {
+            let names: Vec<&str> = TYPES.iter().map(|(_, n, _)| *n).collect();
+            problem("task_type", format!("is required: one of {}", names.join(", ")));
+            None
+        }
+    };
+    let whole = |name: &str, problem: &mut dyn FnMut(&str, String), rule: &dyn Fn(&Value) -> String| {
+        object.get(name).and_then(|value| {
+            let number = scalar(value).and_then(|t| t.trim().parse::<u32>().ok());
+            if number.is_none() {
+                problem(name, rule(value));
+            }
+            number
+        })
+    };
+    let frequency = whole("frequency", &mut problem, &|v| frequency_rule(v)).unwrap_or(5);
+    let port = whole("port", &mut problem, &|v| {
+        format!("must be a port number from 1 to 65535, not {v}")
+    });
+    let use_agent = match object.get("use_agent").map(scalar) {
+        None => false,
+        Some(Some(flag)) if matches!(flag.trim(), "1" | "true") => true,
+        Some(Some(flag)) if matches!(flag.trim(), "0" | "false") => false,
+        Some(_) => {
+            problem("use_agent", "must be 0 or 1".into());
+            false
+        }
+    };
+    let plugin_task_uselist_id = match object.get("plugin_task_uselist_id").map(ids) {
+        None => Vec::new(),
+        Some(Some(list)) => list,
+        Some(None) => {
+            problem(
+                "plugin_task_uselist_id",
+                "must be ids as a string, a number or a list".into(),
+            );
+            Vec::new()
+        }
+    };
+    let alert_setting = match object.get("alert_setting") {
+        None => None,
+        Some(value) => match serde_json::from_value::<AlertSetting>(value.clone()) {
+            Ok(setting) => Some(setting),
+            Err(error) => {
+                problem("alert_setting", error.to_string());
+                None
+            }
+        },
+    };
+    let open_scope = match object.get("open_scope") {
+        None => None,
+        Some(value) => match serde_json::from_value::<Scope>(value.clone()) {
+            Ok(scope) => Some(OpenScope {
+                scope,
+                organization: text("organization").flatten().filter(|o| !o.trim().is_empty()),
+                user_ids: object.get("user_ids").and_then(ids).unwrap_or_default(),
+            }),
+            Err(_) => {
+                problem(
+                    "open_scope",
+                    "must be 1 (all enterprise users), 2 (a user group), 3 (only the creator) or 4 (selected users)"
+                        .into(),
+                );
+                None
+            }
+        },
+    };
+    if open_scope.is_none() {
+        for field in ["organization", "user_ids"] {
+            if object.contains_key(field) {
+                problem(
+                    field,
+                    "is taken with open_scope only (alert_setting has its own)".into(),
+                );
+            }
+        }
+    }
+    let optional_text = |name: &str, problem: &mut dyn FnMut(&str, String)| match object.get(name) {
+        None | Some(Value::Null) => None,
+        Some(value) => scalar(value).or_else(|| {
+            // Never echo the value: it may be the password.
+            problem(name, "must be a string".into());
+            None
+        }),
+    };
+    let status_url = optional_text("status_url", &mut problem);
+    let ip = optional_text("ip", &mut problem);
+    let user = optional_text("user", &mut problem);
+    let password = optional_text("password", &mut problem).map(Secret::new);
+    let app_name = optional_text("appname", &mut problem);
+    let log_path = optional_text("logPath", &mut problem);
+    for key in object.keys() {
+        let known = COMMON.contains(&key.as_str()) || SPECIFIC.contains(&key.as_str()) || key == "logPath";
+        if !known {
+            problem(
+                key,
+                "is not a field of a service task (they are task_name, task_type, frequency, use_agent, \
+                 plugin_task_uselist_id, alert_setting or open_scope with organization and user_ids, \
+                 and the fields of its type)"
+                    .into(),
+            );
+        }
+    }
+    match (task_type, problems.is_empty()) {
+        (Some(task_type), true) => Ok(NewServiceTask {
+            task_name,
+            task_type,
+            frequency,
+            use_agent,
+            plugin_task_uselist_id,
+            alert_setting,
+            open_scope,
+            status_url,
+            ip,
+            port,
+            user,
+            password,
+            app_name,
+            log_path,
+        }),
+        _ => Err(problems),
+    }
+}
+
+/// A scalar as text: a string as it is, a number in its JSON spelling; `None` otherwise.
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(if *flag { "1" } else { "0" }.to_string()),
+        _ => None,
+    }
+}
+
+/// Ids from a comma-separated string, a number or a list of them.
+fn ids(value: &Value) -> Option<Vec<String>> {
+    let pieces: Vec<String> = match value {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items.iter().map(scalar).collect::<Option<_>>()?,
+        other => vec![scalar(other)?],
+    };
+    Some(
+        pieces
+            .iter()
+            .flat_map(|piece| piece.split(','))
+            .map(|id| id.trim().to_string())
+            .filter(|id| !id.is_empty())
+            .collect(),
+    )
+}
+
+/// The task as the service takes it: scalars as strings (as the server create's
+/// documentation shows them), ids comma-separated, and only the fields given.
+impl Serialize for NewServiceTask {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("task_name", &self.task_name)?;
+        map.serialize_entry("task_type", self.task_type.name())?;
+        map.serialize_entry("frequency", &self.frequency.to_string())?;
+        map.serialize_entry("use_agent", if self.use_agent { "1" } else { "0" })?;
+        map.serialize_entry("plugin_task_uselist_id", &self.plugin_task_uselist_id.join(","))?;
+        match &self.open_scope {
+            Some(open) => {
+                map.serialize_entry("open_scope", &open.scope)?;
+                if let Some(organization) = &open.organization {
+                    map.serialize_entry("organization", organization)?;
+                }
+                if !open.user_ids.is_empty() {
+                    map.serialize_entry("user_ids", &open.user_ids.join(","))?;
+                }
+            }
+            None => {
+                let default = AlertSetting::default();
+                map.serialize_entry("alert_setting", self.alert_setting.as_ref().unwrap_or(&default))?;
+            }
+        }
+        for (field, value) in self.specific() {
+            if let Some(value) = value {
+                map.serialize_entry(field, &value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl NewServiceTask {
+    /// The batch as the form field `data` carries it (a JSON array).
+    pub(crate) fn batch_json(tasks: &[NewServiceTask]) -> String {
+        serde_json::to_string(tasks).expect("service tasks always serialize")
+    }
+
+    /// The task as a JSON object, as the service takes it (for tests and logs of the caller;
+    /// the password included).
+    pub fn to_json(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        }
+    }
+}
