@@ -26,7 +26,10 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: lint, then every test suite (Rust, Python, Node), the packages as users install them, and the soak's 5-second form
+## test: lint, then every test suite (Rust, Python, Node), the packages as users install them, and the soak's 5-second form;
+## the suites use debug builds of the wheel and the addon (PY_PROFILE, NODE_PROFILE)
+test: PY_PROFILE := dev
+test: NODE_PROFILE := debug
 test: lint rust-test python-test node-test rust-package soak-test
 
 rust-test:
@@ -78,8 +81,11 @@ soak: $(PY_INSTALLED) node-build
 	$(CARGO) build --release -p monapi-soak
 	target/release/soak --monapi target/release/monapi
 
-## soak-test: the soak's 5-second form with the debug builds of the emulator and the Rust client: no error in any phase (memory is not judged: the warm-up alone takes longer)
+## soak-test: the soak's 5-second form with the debug builds of the emulator, the Rust client and the
+## Node addon: no error in any phase (memory is not judged: the warm-up alone takes longer). The
+## binaries are built with the features of `cargo test --workspace`, whose builds they reuse
+## (built alone, they would compile their dependencies again with other features)
+soak-test: NODE_PROFILE := debug
 soak-test: $(PY_INSTALLED) node-build
-	$(CARGO) build -p monapi-cli --bin monapi
-	$(CARGO) build -p monapi-soak
+	$(CARGO) build --workspace --all-targets
 	target/debug/soak --seconds 5 --warmup 0 --monapi target/debug/monapi

@@ -15,6 +15,10 @@ NPM ?= npm
 NODE_TARGET_DIR ?= target-node
 NODE_STAMP := node_modules/.package-lock.json
 NODE_ENV_VARS := CARGO="$(CARGO)" CARGO_TARGET_DIR="$(NODE_TARGET_DIR)"
+# The addon's profile: release for node-build alone (the package, the demo, the bench), debug for
+# the suite (node-test): what it checks does not depend on the profile, and a release build
+# costs minutes.
+NODE_PROFILE ?= release
 
 .PHONY: node-env node-build node-dts node-typecheck node-test node-demo node-bench node-lint
 
@@ -25,9 +29,9 @@ $(NODE_STAMP): package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
-## node-build: release build of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi), then the TypeScript layer (bindings-node/ts/) compiled by tsc into bindings-node/index.js, index.d.ts and lib/
+## node-build: release build (NODE_PROFILE=debug: debug) of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi), then the TypeScript layer (bindings-node/ts/) compiled by tsc into bindings-node/index.js, index.d.ts and lib/
 node-build: node-env
-	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs
+	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs $(if $(filter debug,$(NODE_PROFILE)),--debug)
 
 ## node-dts: node-build, then copy the regenerated native.d.ts/native.js into bindings-node/ (commit them)
 node-dts: node-env
@@ -38,6 +42,7 @@ node-typecheck: node-env
 	$(NODE) node_modules/typescript/bin/tsc -p tests/node/tsconfig.json
 
 ## node-test: build, type-check, then the node:test suite (operations, errors, tokens, drift check, npm pack install check)
+node-test: NODE_PROFILE := debug
 node-test: node-build node-typecheck
 	$(NODE_ENV_VARS) $(NODE) --test tests/node/*.test.mjs
 

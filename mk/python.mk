@@ -12,7 +12,9 @@
 #   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
 #                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
 #                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
-#                 npm platforms
+#                 npm platforms. Its wheels are debug builds (PY_PROFILE=dev, and the same for
+#                 the packaging tests' pip builds): what the suite checks does not depend on the
+#                 profile, and release builds cost minutes; the wheel users get is python-build's
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller), then the
 #                 notebook examples/analysis.ipynb, its plots as PNG files in examples/output/
 #   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
@@ -33,6 +35,8 @@ PY_DIST := target/dist
 # maturin finds zig (python -m ziglang) and auditwheel's checks through the venv on PATH.
 PY_PATH := PATH="$(abspath $(PY_VENV))/bin:$$PATH"
 PY_INSTALLED := $(PY_VENV)/.monapi-installed
+# Cargo profile of the wheel: release for the wheel users get, dev for the suite (python-test).
+PY_PROFILE ?= release
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
 PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py tests/python bench/python bindings-python/python scripts/check-imports.py
@@ -63,9 +67,10 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 # explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu,
 # where the Node addon's build (napi build --platform) shares the compiled dependencies. The bench
 # calls it with $(1), more maturin arguments (a cargo feature), and $(2), another output directory.
+# python-test builds it with the dev profile (PY_PROFILE), in .../x86_64-unknown-linux-gnu/debug.
 define py_build_wheel
 	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
-	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
 	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(or $(2),$(PY_DIST))/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
@@ -90,14 +95,18 @@ python-dist: python-build
 python-musl: python-env
 	rustup target add x86_64-unknown-linux-musl
 	rm -f $(PY_DIST)/musllinux/monapi-*.whl
-	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --release --zig --target x86_64-unknown-linux-musl --compatibility musllinux_1_2 --out $(PY_DIST)/musllinux
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --target x86_64-unknown-linux-musl --compatibility musllinux_1_2 --out $(PY_DIST)/musllinux
 
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
-# venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR.
+# venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR, with the profile of
+# the suite's wheel (MATURIN_PEP517_ARGS).
+python-test: PY_PROFILE := dev
 python-test: python-dist node-env
-	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py).
-	$(CARGO) build -p monapi-cli --bin monapi
-	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python
+	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py): built with the
+	# workspace's features, reusing what `cargo test --workspace` compiled (built alone, the
+	# binary would compile its dependencies again with other features).
+	$(CARGO) build --workspace --all-targets
+	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) MATURIN_PEP517_ARGS="--profile $(PY_PROFILE)" $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
 
