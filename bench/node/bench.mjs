@@ -78,7 +78,10 @@ function http(text) {
 // Diagnostic only: the body as monapi's native layer hands it to JavaScript, before JSON.parse
 // (not public API; reached through the package's internal hook).
 const internal = /** @type {any} */ (monapi)[Symbol.for('monapi.internal')]
-const rawClient = new internal.native.NativeClient({ baseUrl: base, clientId: emulator.clientId, clientSecret: emulator.clientSecret, token: JSON.stringify(client.token) })
+const rawClient = new internal.native.NativeClient(
+  { baseUrl: base, clientId: emulator.clientId, clientSecret: emulator.clientSecret },
+  JSON.stringify(client.token),
+)
 
 /** @type {Record<string, Contender>} */
 const contenders = {
