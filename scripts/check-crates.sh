@@ -3,12 +3,18 @@
 # verification build of each .crate on its own), then `cargo install --path cli` into a
 # temporary root, whose `monapi` must report the workspace version and talk to its own emulator.
 # The install is a debug build (`--debug`): what it checks (the package installs from its path
-# and works) does not depend on the profile, and make test has already built the debug `monapi`
-# with the same features, where a release build would take minutes more.
+# and works) does not depend on the profile, and a release build would take minutes more.
 #
 # Environment: CARGO (the cargo to run), CARGO_TARGET_DIR (default target: the install shares
 # the builds of `make` instead of compiling everything again in a directory of its own).
 set -euo pipefail
+
+# The verification builds take the profile of each package's own manifest, which has none: they
+# would keep full debuginfo, unlike the workspace's dev profile (Cargo.toml). With the workspace's
+# setting here too, the install below reuses the dependencies the verification of monapi-cli
+# compiled (same features, same profile) instead of compiling them a second time.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+
 cd "$(dirname "$0")/.."
 cargo=${CARGO:-cargo}
 target_dir=${CARGO_TARGET_DIR:-target}
