@@ -456,12 +456,12 @@ impl ClientBuilder {
             _ => None,
         };
         for url in proxy_urls.chain(given_proxy) {
-            if let Ok(parsed) = reqwest::Url::parse(&url) {
-                if let Some(password) = parsed.password() {
-                    redactor.add(password);
-                    if let Ok(decoded) = percent_decoded(password) {
-                        redactor.add(&decoded);
-                    }
+            if let Ok(parsed) = reqwest::Url::parse(&url)
+                && let Some(password) = parsed.password()
+            {
+                redactor.add(password);
+                if let Ok(decoded) = percent_decoded(password) {
+                    redactor.add(&decoded);
                 }
             }
         }

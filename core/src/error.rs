@@ -352,7 +352,9 @@ pub enum Error {
     Aborted,
     /// Some tasks of a bulk call of the tables failed; the results of the others are whole and
     /// go with this error in the bindings (Rust callers get both in `BulkTables`).
-    #[error("{failed} of {total} tasks failed (the first, task {first_task}: {first_error}); the results of the others are complete")]
+    #[error(
+        "{failed} of {total} tasks failed (the first, task {first_task}: {first_error}); the results of the others are complete"
+    )]
     PartialResult {
         /// Tasks that failed.
         failed: usize,

@@ -135,7 +135,9 @@ pub fn concurrency(value: f64) -> Result<usize> {
             Error::invalid_input(
                 None,
                 "concurrency",
-                format!("must be a whole number from 1 to {MAX_CONCURRENCY} (the number of tasks fetched at once)"),
+                format!(
+                    "must be a whole number from 1 to {MAX_CONCURRENCY} (the number of tasks fetched at once)"
+                ),
             )
         })
 }

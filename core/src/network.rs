@@ -211,10 +211,10 @@ pub(crate) fn extra_certificates(
                 .collect();
             entries.sort();
             for path in entries {
-                if let Ok(bytes) = std::fs::read(&path) {
-                    if certificates_in(&bytes, "SSL_CERT_DIR", "").is_ok() {
-                        append(&mut pem, &bytes);
-                    }
+                if let Ok(bytes) = std::fs::read(&path)
+                    && certificates_in(&bytes, "SSL_CERT_DIR", "").is_ok()
+                {
+                    append(&mut pem, &bytes);
                 }
             }
         }

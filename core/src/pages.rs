@@ -183,19 +183,19 @@ impl Client {
 
     /// Every service task, page after page (see [`TaskPages`] for where it ends). Pages are
     /// fetched as the stream is read.
-    pub fn service_tasks_all(&self) -> impl Stream<Item = Result<ServiceTask>> + Send + 'static {
+    pub fn service_tasks_all(&self) -> impl Stream<Item = Result<ServiceTask>> + Send + 'static + use<> {
         self.all(TaskList::Service)
     }
 
     /// Every site task, page after page, as [`Client::service_tasks_all`] does.
-    pub fn site_tasks_all(&self) -> impl Stream<Item = Result<SiteTask>> + Send + 'static {
+    pub fn site_tasks_all(&self) -> impl Stream<Item = Result<SiteTask>> + Send + 'static + use<> {
         self.all(TaskList::Site)
     }
 
     fn all<T: DeserializeOwned + Send + 'static>(
         &self,
         list: TaskList,
-    ) -> impl Stream<Item = Result<T>> + Send + 'static {
+    ) -> impl Stream<Item = Result<T>> + Send + 'static + use<T> {
         futures::stream::try_unfold(self.task_pages(list), |mut pages| async move {
             let Some(page) = pages.next().await? else {
                 return Ok(None);

@@ -433,7 +433,7 @@ impl Transport {
                     endpoint: endpoint.clone(),
                     message: "the answer is not JSON".into(),
                     snippet: REDACTED.into(),
-                })
+                });
             }
             _ => return Err(response.decode_error("the answer is not JSON")),
         }

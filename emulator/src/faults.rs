@@ -76,10 +76,10 @@ async fn count_grant(app: &App, request: Request) -> Result<Request, Response> {
     let bytes = to_bytes(body, MAX_FORM_BYTES)
         .await
         .map_err(|_| api_error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"))?;
-    if let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&bytes) {
-        if let Some((_, grant)) = form.iter().find(|(key, _)| key == "grant_type") {
-            app.count_grant(grant);
-        }
+    if let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&bytes)
+        && let Some((_, grant)) = form.iter().find(|(key, _)| key == "grant_type")
+    {
+        app.count_grant(grant);
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
 }

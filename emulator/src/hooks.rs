@@ -98,16 +98,16 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
         }
     };
     // Checked before anything changes.
-    if let Some(ms) = update.latency_ms {
-        if let Err(error) = check_latency("latency_ms", Duration::from_millis(ms)) {
-            return bad_setting(error.field(), error.rule());
-        }
+    if let Some(ms) = update.latency_ms
+        && let Err(error) = check_latency("latency_ms", Duration::from_millis(ms))
+    {
+        return bad_setting(error.field(), error.rule());
     }
-    if let Some(faults) = update.faults {
-        if let Err(error) = app.set_faults(faults) {
-            let error = error.within("faults");
-            return bad_setting(error.field(), error.rule());
-        }
+    if let Some(faults) = update.faults
+        && let Err(error) = app.set_faults(faults)
+    {
+        let error = error.within("faults");
+        return bad_setting(error.field(), error.rule());
     }
     let mut knobs = app.knobs();
     if let Some(secs) = update.token_ttl_secs {

@@ -362,10 +362,10 @@ impl Drop for Emulator {
     fn drop(&mut self) {
         let _ = self.shutdown.send(true);
         // The server ends within its grace period, so the join cannot hang.
-        if let Runner::Thread(thread) = &mut self.runner {
-            if let Some(thread) = thread.take() {
-                let _ = thread.join();
-            }
+        if let Runner::Thread(thread) = &mut self.runner
+            && let Some(thread) = thread.take()
+        {
+            let _ = thread.join();
         }
     }
 }

@@ -27,7 +27,7 @@ pub(crate) struct Range {
 }
 
 impl Range {
-    pub(crate) fn days(&self) -> impl Iterator<Item = NaiveDate> {
+    pub(crate) fn days(&self) -> impl Iterator<Item = NaiveDate> + use<> {
         let count = (self.end - self.start).num_days() + 1;
         self.start.iter_days().take(count as usize)
     }
@@ -401,7 +401,7 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    fn check_times(&self) -> impl Iterator<Item = i64> {
+    fn check_times(&self) -> impl Iterator<Item = i64> + use<> {
         let step = i64::from(self.site.frequency) * 60;
         (self.range.day_ts(self.range.start)..self.range.end_ts()).step_by(step as usize)
     }
@@ -584,7 +584,7 @@ fn distribution(seed: u64, site: &SiteTask, range: Range, today: Option<NaiveDat
         total += 1;
     }
     let mut out = String::from("{");
-    for (i, &count) in counts.iter().enumerate().filter(|(_, &count)| count > 0) {
+    for (i, &count) in counts.iter().enumerate().filter(|&(_, &count)| count > 0) {
         if out.len() > 1 {
             out.push(',');
         }

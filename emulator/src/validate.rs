@@ -187,12 +187,12 @@ fn alert_setting(value: Option<&Value>) -> Result<(), String> {
             _ => return Err("alert_setting.alert must be an object".to_string()),
         };
         for channel in ALERT_CHANNELS {
-            if let Some(ids) = alert.get(*channel) {
-                if id_list(Some(ids)).is_none() {
-                    return Err(format!(
-                        "alert_setting.alert.{channel} must be a string of comma-separated user ids or an array"
-                    ));
-                }
+            if let Some(ids) = alert.get(*channel)
+                && id_list(Some(ids)).is_none()
+            {
+                return Err(format!(
+                    "alert_setting.alert.{channel} must be a string of comma-separated user ids or an array"
+                ));
             }
         }
     }

@@ -6,7 +6,7 @@
 // - Ids, pages and dates of every JavaScript kind either work (the call is sent and answered)
 //   or are refused as INVALID_INPUT naming the parameter, with nothing sent; never a crash.
 //
-// The decoders of the answers are the core's (its Rust properties, core/tests/properties.rs);
+// The decoders of the answers are the core's (its Rust properties, core/tests/it/properties.rs);
 // this package hands on the body the core normalised, which JSON.parse reads.
 //
 // Runs are reproducible: every property starts from the seed SEED and tries a bounded number of
@@ -57,7 +57,7 @@ function field(valid, broken) {
 
 /**
  * A server task with every field of a server task and no other, as the Rust property generates
- * it (core/tests/properties.rs says what is left out and why: unknown fields, control
+ * it (core/tests/it/properties.rs says what is left out and why: unknown fields, control
  * characters, the names linux/windows, an alert_setting without scope, unknown plugin ids).
  *
  * @param {string[]} plugins the account's plugin_task_uselist_id values

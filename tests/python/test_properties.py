@@ -150,7 +150,7 @@ def field(valid: list[Any], broken: list[Any]) -> Field:
 
 def server_task(plugins: list[str]) -> st.SearchStrategy[dict[str, Any]]:
     """A server task with every field of a server task and no other, as the Rust property
-    generates it (core/tests/properties.rs says what is left out and why: unknown fields,
+    generates it (core/tests/it/properties.rs says what is left out and why: unknown fields,
     control characters, the names linux/windows, an alert_setting without scope, unknown
     plugin ids)."""
     ip = field(

@@ -82,10 +82,10 @@ impl Builder {
     fn field(&mut self, name: &str) -> Field {
         let position = self.record_fields;
         self.record_fields += 1;
-        if let Some((known, field)) = self.record_names.get(position) {
-            if **known == *name {
-                return *field;
-            }
+        if let Some((known, field)) = self.record_names.get(position)
+            && **known == *name
+        {
+            return *field;
         }
         let field = match name {
             "time" => Field::Time,

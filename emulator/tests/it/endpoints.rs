@@ -525,10 +525,10 @@ fn check_faults_match_uprate(point: &Value) {
             let prev_fault_ended = faults.values().any(|f| f["end_time"] == json!(start.to_string()));
             assert!(up || prev_fault_ended);
         }
-        if let Some(end) = record["end_time"].as_str().filter(|e| is_digits(e)) {
-            if let Some(value) = uprate.get(end) {
-                assert_eq!(value["uprate"], "100.00", "up again at fault end");
-            }
+        if let Some(end) = record["end_time"].as_str().filter(|e| is_digits(e))
+            && let Some(value) = uprate.get(end)
+        {
+            assert_eq!(value["uprate"], "100.00", "up again at fault end");
         }
     }
 }

@@ -349,7 +349,7 @@ pub(super) mod id_list {
                 other => {
                     return Err(de::Error::custom(format!(
                         "must be ids as a string, a number or a list, not {other}"
-                    )))
+                    )));
                 }
             }
         }

@@ -1,12 +1,10 @@
 //! Company networks: a private CA (the emulator over HTTPS), proxies, the connection cap.
 //! The environment variables are tested in a child process (the command line's tests).
 
-mod common;
-
 use std::time::Duration;
 
-use common::proxy::ForwardingProxy;
-use common::*;
+use crate::common::proxy::ForwardingProxy;
+use crate::common::*;
 use futures::future::join_all;
 use monapi::ErrorKind;
 use monapi_emulator::{Config, Emulator};

@@ -1,11 +1,7 @@
 //! The operations the spec names without describing them: the site task list and a site
 //! task's settings, the monitoring points, the users and groups, and service task creation.
 
-mod common;
-#[path = "common/rows.rs"]
-mod rows;
-
-use common::*;
+use crate::common::*;
 use futures::TryStreamExt;
 use monapi::table::arrow_array::{Array, RecordBatch};
 use monapi::table::{BulkOptions, TaskIds};

@@ -1,8 +1,6 @@
 //! Bad input is refused before anything is sent, with the task index, field and rule.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use monapi::{AuthType, DateRange, Indicator, Monitor, Request, Scope, ServerTask, SnmpVersion, SystemType};
 
 fn linux() -> ServerTask {

@@ -1,12 +1,10 @@
 //! Tokens look after themselves: expiry, rejection, refresh, fallback, single-flight,
 //! persistence.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use monapi::{Client, Endpoint, Error, ErrorKind, Token};
 use monapi_emulator::{Config, Quirks};
 

@@ -3,11 +3,9 @@
 //! grant is repeated like a read, the refresh grant only when the service cannot have used up
 //! the refresh token.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use monapi::{Error, ErrorKind, ServerTask, SystemType};
 use monapi_emulator::{FaultKind, Faults, Quirks};
 

@@ -44,3 +44,5 @@ pub fn assert_no_secret(text: &str, tokens: &[&str]) {
     }
 }
 pub mod proxy;
+#[cfg(feature = "arrow")]
+pub mod rows;

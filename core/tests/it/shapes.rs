@@ -3,9 +3,7 @@
 //! decode error; keyed maps written `[]` are empty maps. The Python, Node and CLI suites feed
 //! the same answers.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::TryStreamExt;
 use monapi::{DateRange, ErrorKind, Monitor, Request};
 use monapi_emulator::{Config, PastEndPage, Quirks};

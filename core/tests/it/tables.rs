@@ -2,16 +2,12 @@
 //! of tests/fixtures/tables.json), and the client's calls against the emulator, one task or
 //! many.
 
-mod common;
-#[path = "common/rows.rs"]
-mod rows;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::*;
 use chrono::{Days, FixedOffset, NaiveDate};
-use common::*;
 use futures::StreamExt;
 use monapi::table::arrow_array::cast::AsArray;
 use monapi::table::arrow_array::types::{Float64Type, TimestampSecondType};

@@ -13,14 +13,12 @@
 //! before its first repeat, a 429 or 503 its `Retry-After` of 0): about 25 s for 1,000 calls;
 //! 32 at once overlap their waits, which keeps the whole suite under a minute.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::sync::Mutex;
 
+use crate::common::*;
 use bytes::Bytes;
-use common::*;
 use futures::StreamExt;
 use monapi::{Client, DateRange, Error, Monitor, Request, ServerTask, SystemType};
 use monapi_emulator::Faults;

@@ -1,11 +1,9 @@
 //! Debug logs say what happened (requests, retries, renewals) and never hold a secret.
 
-mod common;
-
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use common::*;
+use crate::common::*;
 use monapi_emulator::{FaultKind, Faults};
 
 #[derive(Clone, Default)]

@@ -1,9 +1,6 @@
 //! `monapi export`: every format read back equals the core's table, the Hive layout of
 //! `--split task`, failed tasks and exit codes, the progress bar only on a terminal.
 
-#[path = "../../core/tests/common/rows.rs"]
-mod rows;
-
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -17,6 +14,8 @@ use monapi::table::{self, BulkOptions, SiteTables};
 use monapi::{Client, DateRange, Monitor};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
+
+use crate::rows;
 
 const BIN: &str = env!("CARGO_BIN_EXE_monapi");
 const FROM: &str = "2026-11-30";

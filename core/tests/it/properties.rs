@@ -12,14 +12,12 @@
 //! cases. `PROPTEST_RNG_SEED` and `PROPTEST_CASES` set others. A failure prints the seed, the
 //! smallest failing input proptest found, and the command that runs the property again.
 
-mod common;
-
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Debug;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::*;
+use crate::common::*;
 use monapi::input::{self, Id};
 use monapi::{
     Agent, Agents, Client, CreatedTask, DateRange, Distribution, Error, ErrorKind, FaultEnd, Method, Monitor,
@@ -64,7 +62,7 @@ where
         panic!(
             "property {name} failed (seed {seed}, {cases} cases): {failure}\n\
              run it again with: PROPTEST_RNG_SEED={seed} PROPTEST_CASES={cases} \
-             cargo test -p monapi --test properties -- --exact {name}"
+             cargo test -p monapi --test it -- --exact properties::{name}"
         );
     }
 }

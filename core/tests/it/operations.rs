@@ -1,9 +1,7 @@
 //! Every operation against the emulator, typed and faithful.
 
-mod common;
-
+use crate::common::*;
 use chrono::{Duration as Days, Utc};
-use common::*;
 use futures::TryStreamExt;
 use monapi::{DateRange, Error, FaultEnd, Monitor, Request, ServerTask, SystemType, PAGE_SIZE};
 

@@ -2,11 +2,9 @@
 //! case is accepted, or refused with every problem named and nothing sent. The Python and Node
 //! suites run the same table.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use monapi::input::{self, Id};
 use monapi::{
     Client, ClientBuilder, DateRange, Error, Language, Method, NewServiceTask, Options, Request, ServerTask,

@@ -1,10 +1,8 @@
 //! Partial create, decode and transport errors, and no secret in any of them.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use monapi::{DateRange, Error, ErrorKind, ServerTask, SystemType};
 use monapi_emulator::{FaultKind, Faults};
 

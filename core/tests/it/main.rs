@@ -1,0 +1,22 @@
+//! The core's integration tests, against the emulator on 127.0.0.1. One test binary, a module
+//! per concern: a binary per file linked the client and the emulator fourteen times over.
+//! The table tests need the feature `arrow` (on in `cargo test --workspace`).
+
+mod common;
+
+#[cfg(feature = "arrow")]
+mod accounts;
+mod cases;
+mod chaos;
+mod errors;
+mod fixtures;
+mod logging;
+mod network;
+mod operations;
+mod properties;
+mod retries;
+mod shapes;
+#[cfg(feature = "arrow")]
+mod tables;
+mod tokens;
+mod validation;
