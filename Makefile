@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test rust-package set-version soak-test tables-bench
+.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version soak-test tables-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -30,7 +30,13 @@ rust-build:
 ## the suites use debug builds of the wheel and the addon (PY_PROFILE, NODE_PROFILE)
 test: PY_PROFILE := dev
 test: NODE_PROFILE := debug
-test: lint rust-test python-test node-test rust-package soak-test
+test: lint rust-test binding-tests rust-package soak-test
+
+## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
+## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
+## Each suite's output is printed whole when it ends.
+binding-tests:
+	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
 
 rust-test:
 	$(CARGO) test --workspace --all-targets

@@ -31,6 +31,7 @@ PY := $(PY_VENV)/bin/python
 PY_REQUIREMENTS := tests/python/requirements.txt
 PY_REQUIREMENTS_SUITE := tests/python/requirements-suite.txt
 PY_ENV_STAMP := $(PY_VENV)/.monapi-requirements
+PY_UV := uv==0.13.9
 PY_DIST := target/dist
 # maturin finds zig (python -m ziglang) and auditwheel's checks through the venv on PATH.
 PY_PATH := PATH="$(abspath $(PY_VENV))/bin:$$PATH"
@@ -58,9 +59,11 @@ export PY_RUN_NOTEBOOK
 
 python-env: $(PY_ENV_STAMP)
 
+# uv installs the pinned tools (pip took over a minute for them, uv seconds); pip installs uv.
 $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
+	$(PY) -m pip install --quiet --disable-pip-version-check $(PY_UV)
+	$(PY_VENV)/bin/uv pip install --quiet --python $(PY) -r $(PY_REQUIREMENTS)
 	touch $@
 
 # maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig it builds for the
