@@ -37,13 +37,18 @@ node-build: node-env
 node-dts: node-env
 	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs --accept
 
-## node-typecheck: tsc --noEmit over the tests, the examples (.mjs and .ts) and the bench
-node-typecheck: node-env
-	$(NODE) node_modules/typescript/bin/tsc -p tests/node/tsconfig.json
+NODE_TSC = $(NODE) node_modules/typescript/bin/tsc -p tests/node/tsconfig.json
 
-## node-test: build, type-check, then the node:test suite (operations, errors, tokens, drift check, npm pack install check)
+## node-typecheck: tsc --noEmit over the tests, the examples (.mjs and .ts) and the bench, against the
+## built package's declarations (after node-build)
+node-typecheck: node-env
+	$(NODE_TSC)
+
+## node-test: build, type-check, then the node:test suite (operations, errors, tokens, drift check, npm pack install check).
+## The type check runs in the recipe, after the build it reads, also under make -j.
 node-test: NODE_PROFILE := debug
-node-test: node-build node-typecheck
+node-test: node-build
+	$(NODE_TSC)
 	$(NODE_ENV_VARS) $(NODE) --test tests/node/*.test.mjs
 
 ## node-demo: run examples/quickstart.mjs (the MONAPI_* variables come from the caller)
