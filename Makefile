@@ -30,13 +30,15 @@ rust-build:
 ## the suites use debug builds of the wheel and the addon (PY_PROFILE, NODE_PROFILE)
 test: PY_PROFILE := dev
 test: NODE_PROFILE := debug
-test: lint rust-test binding-tests rust-package soak-test
+test: lint rust-test binding-tests rust-package
 
-## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
-## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
-## Each suite's output is printed whole when it ends.
+## binding-tests: the Python and the Node suite side by side, then the soak's 5-second form (which
+## drives both). Their builds take cargo's lock in turn; their tests mostly wait on their
+## emulators, so one's tests run while the other builds. Each suite's output is printed whole
+## when it ends. The soak runs in a make of its own, which sees the wheel the suite installed.
 binding-tests:
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
+	$(MAKE) --no-print-directory soak-test PY_PROFILE=$(PY_PROFILE)
 
 rust-test:
 	$(CARGO) test --workspace --all-targets
@@ -46,16 +48,15 @@ rust-test:
 rust-package:
 	CARGO="$(CARGO)" scripts/check-crates.sh
 
-## lint: formatting, clippy and rustdoc over the workspace (bindings included), warnings are errors;
-## the core also without its arrow feature, which then pulls in no arrow crate; no import circle
-## in any crate (scripts/check-imports.py); actionlint on the workflows
+## lint: formatting, clippy and rustdoc over the workspace (bindings included, with the benchmark-only
+## code of the Python binding, which is never in a shipped wheel), warnings are errors; the core
+## also without its arrow feature, which then pulls in no arrow crate; no import circle in any
+## crate (scripts/check-imports.py); actionlint on the workflows
 lint: python-env
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
 	$(CARGO) clippy -p monapi --lib -- -D warnings
 	deps=$$($(CARGO) tree -p monapi -e normal --prefix none) && ! grep -q '^arrow' <<< "$$deps"
-	# The benchmark-only code of the Python binding (never in a shipped wheel).
-	$(CARGO) clippy -p monapi-python --features bench-bridge --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	# No file of a crate uses another that uses it back (ARCHITECTURE.md, invariants).
 	$(PY) scripts/check-imports.py core emulator cli bindings-python bindings-node bench/soak

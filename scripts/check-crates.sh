@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# The crates as users get them: `cargo package` of the three publishable crates (with cargo's
-# verification build of each .crate on its own), then `cargo install --path cli` into a
-# temporary root, whose `monapi` must report the workspace version and talk to its own emulator.
-# The install is a debug build (`--debug`): what it checks (the package installs from its path
-# and works) does not depend on the profile, and a release build would take minutes more.
+# The crates as users get them: `cargo package` of the three publishable crates (each must hold
+# its manifest, README and licences), then `cargo install` of the packaged monapi-cli, built
+# against the packaged monapi and monapi-emulator, into a temporary root: its `monapi` must
+# report the workspace version and talk to its own emulator. That one build compiles every
+# package from what was packaged, so a file left out of a package fails it. The install is a
+# debug build (`--debug`): what it checks does not depend on the profile, and a release build
+# would take minutes more.
 #
 # Environment: CARGO (the cargo to run), CARGO_TARGET_DIR (default target: the install shares
 # the builds of `make` instead of compiling everything again in a directory of its own).
 set -euo pipefail
 
-# The verification builds take the profile of each package's own manifest, which has none: they
-# would keep full debuginfo, unlike the workspace's dev profile (Cargo.toml). With the workspace's
-# setting here too, the install below reuses the dependencies the verification of monapi-cli
-# compiled (same features, same profile) instead of compiling them a second time.
+# A packaged manifest has no profile of its own: line tables only, as the workspace's dev
+# profile (Cargo.toml), which is faster to build than full debuginfo.
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 cd "$(dirname "$0")/.."
@@ -37,20 +37,14 @@ if newer:
     sys.exit("workspace.package.rust-version is %s, but these need a newer Rust: %s" % (ours, ", ".join(newer)))
 '
 
-# cargo verifies each .crate against the others through a temporary registry, whose crates it
-# unpacks under CARGO_HOME's registry/src/-<hash>/ (the hash is of the target directory) and
-# reuses there on the next run even though their contents changed under the same version: a
-# second run would build monapi-cli against the monapi of the first. Those directories hold
-# only such local copies (crates.io's are under index.*), so ours go before each run.
-for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/; do
-  for crate in "${crates[@]}"; do
-    rm -rf "$unpacked$crate-$version"
-  done
-done
+# --no-verify: cargo's verification builds each .crate on its own, three builds of the
+# dependencies with three sets of features; the CLI's build below compiles all three packages as
+# packaged in one. --allow-dirty: a developer runs this before committing; CI runs it on a clean
+# clone.
+"$cargo" package --no-verify --locked --allow-dirty --target-dir "$target_dir" "${crates[@]/#/--package=}"
 
-# --allow-dirty: a developer runs this before committing; CI runs it on a clean clone.
-"$cargo" package --locked --allow-dirty --target-dir "$target_dir" "${crates[@]/#/--package=}"
-
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 for crate in "${crates[@]}"; do
   file=$target_dir/package/$crate-$version.crate
   listing=$(tar -tzf "$file")
@@ -60,12 +54,21 @@ for crate in "${crates[@]}"; do
       exit 1
     }
   done
+  tar -xzf "$file" -C "$work"
 done
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-"$cargo" install --debug --locked --quiet --path cli --root "$root" --target-dir "$target_dir"
-monapi=$root/bin/monapi
+# `cargo install` of the packaged CLI, its dependencies on monapi and monapi-emulator being the
+# packaged ones (as a registry would serve them; they are not published). Its Cargo.lock names
+# them from the registry: resolving once with the patches changes those two entries only, and
+# the install then keeps every version locked.
+patches=(
+  --config "patch.crates-io.monapi.path='$work/monapi-$version'"
+  --config "patch.crates-io.monapi-emulator.path='$work/monapi-emulator-$version'"
+)
+cli=$work/monapi-cli-$version
+"$cargo" metadata --format-version 1 --manifest-path "$cli/Cargo.toml" "${patches[@]}" >/dev/null
+"$cargo" install --debug --locked --quiet --path "$cli" --root "$work/root" --target-dir "$target_dir" "${patches[@]}"
+monapi=$work/root/bin/monapi
 [ "$("$monapi" --version)" = "monapi $version" ] || {
   echo "the installed monapi reports $("$monapi" --version), not monapi $version" >&2
   exit 1
@@ -75,4 +78,4 @@ python3 -c 'import json, sys; agents = json.loads(sys.argv[1]); assert isinstanc
   echo "the installed monapi did not list the emulator's agents: $agents" >&2
   exit 1
 }
-echo "packaged ${crates[*]} $version; cargo install --path cli gives a working monapi"
+echo "packaged ${crates[*]} $version; cargo install of the packaged monapi-cli gives a working monapi"
