@@ -261,6 +261,12 @@ export interface NativeEmulatorOptions {
   quirks?: NativeQuirks
   /** Serve HTTPS with a private CA made at start. */
   tls?: boolean
+  /** The encodings answers are compressed with (`gzip`, `deflate`), in order of preference. */
+  compression?: Array<string>
+  /** The modelled link's bandwidth, in Mbit/s. */
+  bandwidthMbps?: number
+  /** The modelled link's round trip, in milliseconds. */
+  rttMs?: number
 }
 
 /**
@@ -275,6 +281,7 @@ export interface NativeFaults {
   dropConnection?: number
   truncatedBody?: number
   malformedBody?: number
+  corruptGzip?: number
   /** Fault kinds by the emulator's names (`error500`, `drop_connection`, ...). */
   next?: Array<string>
 }

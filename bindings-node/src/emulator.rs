@@ -36,6 +36,12 @@ pub struct NativeEmulatorOptions {
     pub quirks: Option<NativeQuirks>,
     /// Serve HTTPS with a private CA made at start.
     pub tls: Option<bool>,
+    /// The encodings answers are compressed with (`gzip`, `deflate`), in order of preference.
+    pub compression: Option<Vec<String>>,
+    /// The modelled link's bandwidth, in Mbit/s.
+    pub bandwidth_mbps: Option<f64>,
+    /// The modelled link's round trip, in milliseconds.
+    pub rtt_ms: Option<f64>,
 }
 
 /// The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
@@ -53,6 +59,7 @@ pub struct NativeFaults {
     pub drop_connection: Option<f64>,
     pub truncated_body: Option<f64>,
     pub malformed_body: Option<f64>,
+    pub corrupt_gzip: Option<f64>,
     /// Fault kinds by the emulator's names (`error500`, `drop_connection`, ...).
     pub next: Option<Vec<String>>,
 }
@@ -100,6 +107,7 @@ fn faults(settings: NativeFaults) -> Result<Faults> {
         drop_connection: settings.drop_connection.unwrap_or_default(),
         truncated_body: settings.truncated_body.unwrap_or_default(),
         malformed_body: settings.malformed_body.unwrap_or_default(),
+        corrupt_gzip: settings.corrupt_gzip.unwrap_or_default(),
         next,
     })
 }
@@ -224,6 +232,16 @@ impl NativeEmulator {
                 config.quirks = quirks(settings)?;
             }
             config.tls = options.tls.unwrap_or(false);
+            if let Some(names) = options.compression {
+                config.compression = monapi_emulator::encodings(&names).map_err(refused)?;
+            }
+            if let Some(mbps) = options.bandwidth_mbps {
+                config.bandwidth_mbps =
+                    Some(monapi_emulator::bandwidth("bandwidthMbps", mbps).map_err(refused)?);
+            }
+            if let Some(ms) = options.rtt_ms {
+                config.rtt = monapi_emulator::rtt("rttMs", ms, TimeUnit::Milliseconds).map_err(refused)?;
+            }
             if let Some(text) = options.timezone {
                 config.timezone = monapi::input::timezone(&text)?;
             }

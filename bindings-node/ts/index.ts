@@ -25,6 +25,7 @@ export { Emulator } from './lib/emulator.js'
 export type {
   Counters,
   EmulatorOptions,
+  Encoding,
   FaultKind,
   FaultSettings,
   PastEndPage,

@@ -98,6 +98,10 @@ fn raw_request(
 ///     The most connections the client uses at once to the service, 1 to 10000 (default
 ///     100): at most this many calls are in flight, each on its own connection. Calls
 ///     beyond it wait for a free connection; the wait counts toward ``timeout``.
+/// max_response_bytes : int, optional
+///     The largest answer accepted, in bytes once decompressed (default 1 GiB). Answers
+///     arrive compressed (gzip or deflate) when the service compresses them; a larger one
+///     raises ``DecodeError`` naming this setting, without reading further.
 /// timezone : str, optional
 ///     The time zone of the tables' times (``client.tables``) and of "today" for dates
 ///     left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,

@@ -76,6 +76,15 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 ///     The time zone of its days, "today" and the ``HH:MM`` times of service reports, as
 ///     an offset from UTC (``"+08:00"``, ``"-05:30"``, ``"UTC"``): the service's own zone by
 ///     default.
+/// bandwidth_mbps : float, optional
+///     The bandwidth of a modelled wide-area link, in Mbit/s (0.01 to 100000): answers are
+///     written paced, all connections sharing it as one link. Unlimited by default.
+/// rtt_ms : float, default 0
+///     The round trip of that link, in milliseconds (at most 10000): each new connection
+///     waits it once (twice with ``tls``), each answer once more.
+/// compression : list of str, default ["gzip", "deflate"]
+///     The encodings it compresses answers with when a request accepts them, the first
+///     accepted winning, as the service's front end gzips; ``[]`` never compresses.
 ///
 /// Examples
 /// --------
@@ -135,7 +144,7 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, site_tasks=5, refresh_token_ttl=1209600.0, timezone=None, tls=false))]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, site_tasks=5, refresh_token_ttl=1209600.0, timezone=None, tls=false, compression=None, bandwidth_mbps=None, rtt_ms=0.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -147,6 +156,9 @@ impl Emulator {
         refresh_token_ttl: f64,
         timezone: Option<&str>,
         tls: bool,
+        compression: Option<Vec<String>>,
+        bandwidth_mbps: Option<f64>,
+        rtt_ms: f64,
     ) -> PyResult<Self> {
         let timezone = match timezone {
             Some(text) => monapi::input::timezone(text).map_err(|e| to_pyerr(py, e))?,
@@ -168,6 +180,16 @@ impl Emulator {
             site_tasks,
             tls,
             timezone,
+            compression: match compression {
+                Some(names) => monapi_emulator::encodings(&names).map_err(|e| refused(py, e))?,
+                None => Config::default().compression,
+            },
+            bandwidth_mbps: bandwidth_mbps
+                .map(|mbps| monapi_emulator::bandwidth("bandwidth_mbps", mbps))
+                .transpose()
+                .map_err(|e| refused(py, e))?,
+            rtt: monapi_emulator::rtt("rtt_ms", rtt_ms, TimeUnit::Milliseconds)
+                .map_err(|e| refused(py, e))?,
             ..Config::default()
         };
         config.check().map_err(|e| refused(py, e))?;
@@ -388,10 +410,12 @@ impl Emulator {
     ///     Share of answers cut in half.
     /// malformed_body : float, default 0.0
     ///     Share of answers that are an HTML error page instead of JSON.
+    /// corrupt_gzip : float, default 0.0
+    ///     Share of answers sent as gzip that does not decompress.
     /// next : list of str, optional
     ///     Faults for the next requests: ``"error_500"``, ``"error_503"``,
     ///     ``"error_429"``, ``"drop_connection"``, ``"truncated_body"``,
-    ///     ``"malformed_body"``.
+    ///     ``"malformed_body"``, ``"corrupt_gzip"``.
     ///
     /// Raises
     /// ------
@@ -404,7 +428,7 @@ impl Emulator {
     /// >>> emulator.set_faults(next=["error_503", "drop_connection"])
     /// >>> emulator.set_faults()   # off
     #[pyo3(signature = (*, error_500=0.0, error_503=0.0, error_429=0.0, retry_after_secs=0, drop_connection=0.0,
-        truncated_body=0.0, malformed_body=0.0, next=None))]
+        truncated_body=0.0, malformed_body=0.0, corrupt_gzip=0.0, next=None))]
     #[allow(clippy::too_many_arguments)]
     fn set_faults(
         &self,
@@ -416,6 +440,7 @@ impl Emulator {
         drop_connection: f64,
         truncated_body: f64,
         malformed_body: f64,
+        corrupt_gzip: f64,
         next: Option<Vec<String>>,
     ) -> PyResult<()> {
         let next = next
@@ -432,6 +457,7 @@ impl Emulator {
             drop_connection,
             truncated_body,
             malformed_body,
+            corrupt_gzip,
             next,
         };
         self.with(|e| e.set_faults(faults))?.map_err(|e| refused(py, e))

@@ -129,6 +129,18 @@ struct ServeArgs {
     /// Time zone of the emulator's days and clock times, as an offset from UTC.
     #[arg(long, value_parser = timezone, default_value_t = monapi_emulator::SERVICE_TIMEZONE)]
     timezone: chrono::FixedOffset,
+    /// Encodings answers are compressed with when a request accepts them, the first accepted
+    /// winning, as the service's front end gzips; `none` never compresses.
+    #[arg(long, value_delimiter = ',', default_value = "gzip,deflate")]
+    compression: Vec<String>,
+    /// Bandwidth of a modelled wide-area link, in Mbit/s (0.01 to 100000): answers are
+    /// written paced, all connections sharing it. Unlimited when left out.
+    #[arg(long)]
+    bandwidth_mbps: Option<f64>,
+    /// Round trip of that link, in milliseconds (at most 10000): each new connection waits
+    /// it once (twice with --tls), each answer once more.
+    #[arg(long, default_value_t = 0)]
+    rtt_ms: u64,
 }
 
 /// A `--timezone` (the core's rule: `+08:00`, `-05:30`, `UTC`).
@@ -267,6 +279,22 @@ fn parse_monitor(text: &str) -> monapi::Result<Monitor> {
 }
 
 async fn serve(args: ServeArgs) -> std::io::Result<()> {
+    let refused = |error: monapi_emulator::ConfigError| {
+        // Named as the flag that set it.
+        let flag = match error.field() {
+            "latency" => "latency-ms".to_string(),
+            "rtt" => "rtt-ms".to_string(),
+            field => field.replace('_', "-"),
+        };
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("--{flag} {}", error.rule()),
+        )
+    };
+    let compression = match args.compression.as_slice() {
+        [none] if none == "none" => Vec::new(),
+        names => monapi_emulator::encodings(names).map_err(refused)?,
+    };
     let config = Config {
         seed: args.seed,
         token_ttl: Duration::from_secs(args.token_ttl),
@@ -276,19 +304,13 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         refresh_token_ttl: Duration::from_secs(args.refresh_token_ttl),
         tls: args.tls,
         timezone: args.timezone,
+        compression,
+        bandwidth_mbps: args.bandwidth_mbps,
+        rtt: Duration::from_millis(args.rtt_ms),
         ..Config::default()
     };
-    // Refused by the emulator's own rule, named as the flag that set it.
-    config.check().map_err(|error| {
-        let flag = match error.field() {
-            "latency" => "latency-ms".to_string(),
-            field => field.replace('_', "-"),
-        };
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("--{flag} {}", error.rule()),
-        )
-    })?;
+    // Refused by the emulator's own rule.
+    config.check().map_err(refused)?;
     let emulator = Emulator::bind(config, SocketAddr::new(args.host, args.port)).await?;
     let ca = match emulator.ca_path() {
         Some(path) => format!(

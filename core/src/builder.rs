@@ -82,6 +82,7 @@ impl From<Settings> for ClientBuilder {
             ca_bundle: (!settings.extra_ca_pem.is_empty()).then_some(CaBundle::Pem(settings.extra_ca_pem)),
             proxy: settings.proxy,
             max_connections: Some(settings.max_connections),
+            max_response_bytes: Some(settings.max_response_bytes),
             language: Some(settings.language),
             timezone: Some(settings.timezone),
         })
@@ -168,6 +169,7 @@ impl ClientBuilder {
             ca_bundle,
             proxy,
             max_connections,
+            max_response_bytes,
             language,
             timezone
         );
@@ -284,6 +286,17 @@ impl ClientBuilder {
     /// takes to come back to it; the number in use never exceeds the cap.)
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.given.max_connections = Some(connections);
+        self
+    }
+
+    /// The largest answer the client accepts, in bytes once decompressed (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::settings::DEFAULT_MAX_RESPONSE_BYTES), 1 GiB; 1 to
+    /// [`MAX_RESPONSE_BYTES`](crate::settings::MAX_RESPONSE_BYTES)). Answers arrive compressed when the service compresses
+    /// them; a larger one fails with an [`Error::Decode`](crate::Error::Decode) naming this
+    /// setting, and is not repeated. The body is read up to the limit and no further, so a
+    /// small compressed answer that would decompress to far more cannot exhaust memory.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.given.max_response_bytes = Some(bytes);
         self
     }
 
@@ -407,6 +420,7 @@ impl ClientBuilder {
         let connect_timeout = duration(given.connect_timeout, "connect_timeout")?;
         let max_retries = count(given.max_retries, "max_retries")?;
         let max_connections = count(given.max_connections, "max_connections")?;
+        let max_response_bytes = count(given.max_response_bytes, "max_response_bytes")?;
         let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, &env)?;
         if let Some(Proxy::Url(url)) = &given.proxy {
             network::check_proxy(url)?;
@@ -426,6 +440,7 @@ impl ClientBuilder {
             extra_ca_pem,
             proxy: given.proxy,
             max_connections,
+            max_response_bytes,
             language,
             timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
         };
@@ -475,6 +490,7 @@ impl ClientBuilder {
                 extra_ca_pem: settings.extra_ca_pem.clone(),
                 proxy: settings.proxy.clone(),
                 max_connections,
+                max_response_bytes,
                 language,
             },
             redactor,

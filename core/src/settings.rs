@@ -29,6 +29,12 @@ pub const DEFAULT_REFRESH_LEEWAY: Duration = Duration::from_secs(60);
 /// Default bound on the connections one client opens to the service (see
 /// [`ClientBuilder::max_connections`](crate::ClientBuilder::max_connections)).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
+/// Default bound on one answer's size once decompressed, 1 GiB (see
+/// [`ClientBuilder::max_response_bytes`](crate::ClientBuilder::max_response_bytes)).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1 << 30;
+/// The most `max_response_bytes` may be: 2^53, the largest whole number every language's
+/// numbers hold exactly.
+pub const MAX_RESPONSE_BYTES: usize = 1 << 53;
 /// The service's time zone, the default of `timezone`: China Standard Time, `+08:00`, without
 /// daylight saving time (the service runs from Beijing).
 ///
@@ -228,6 +234,18 @@ pub const SETTINGS: &[Setting] = &[
         help: "The most connections open to the service at once",
     },
     Setting {
+        name: "max_response_bytes",
+        node: "maxResponseBytes",
+        kind: Kind::Count {
+            min: 1,
+            max: MAX_RESPONSE_BYTES,
+        },
+        env: None,
+        default: Fallback::Count(DEFAULT_MAX_RESPONSE_BYTES),
+        cli: true,
+        help: "The largest answer accepted, in bytes once decompressed",
+    },
+    Setting {
         name: "timezone",
         node: "timezone",
         kind: Kind::Timezone,
@@ -418,6 +436,8 @@ pub struct Options {
     pub proxy: Option<Proxy>,
     /// See [`ClientBuilder::max_connections`](crate::ClientBuilder::max_connections).
     pub max_connections: Option<usize>,
+    /// See [`ClientBuilder::max_response_bytes`](crate::ClientBuilder::max_response_bytes).
+    pub max_response_bytes: Option<usize>,
     /// See [`ClientBuilder::language`](crate::ClientBuilder::language).
     pub language: Option<Language>,
     /// See [`ClientBuilder::timezone`](crate::ClientBuilder::timezone).
@@ -499,6 +519,7 @@ impl Options {
                 })
             }
             "max_connections" => self.max_connections = Some(count(setting, value)?),
+            "max_response_bytes" => self.max_response_bytes = Some(count(setting, value)?),
             "timezone" => self.timezone = Some(input::timezone(&text(value))?),
             other => unreachable!("the setting {other} has no field"),
         }
@@ -627,6 +648,8 @@ pub struct Settings {
     pub proxy: Option<Proxy>,
     /// The most connections open to the service at once.
     pub max_connections: usize,
+    /// The largest answer accepted, in bytes once decompressed.
+    pub max_response_bytes: usize,
     /// The package the client serves.
     pub language: Language,
     /// The time zone of the service's days and clock times.
@@ -650,6 +673,7 @@ impl fmt::Debug for Settings {
             .field("extra_ca_pem", &format_args!("{} bytes", self.extra_ca_pem.len()))
             .field("proxy", &self.proxy)
             .field("max_connections", &self.max_connections)
+            .field("max_response_bytes", &self.max_response_bytes)
             .field("language", &self.language)
             .field("timezone", &self.timezone)
             .finish()
@@ -687,6 +711,10 @@ impl Settings {
             ("max_retries", Value::Number(self.max_retries as f64)),
             ("user_agent", Value::Text(self.user_agent.clone())),
             ("max_connections", Value::Number(self.max_connections as f64)),
+            (
+                "max_response_bytes",
+                Value::Number(self.max_response_bytes as f64),
+            ),
             ("timezone", Value::Text(self.timezone.to_string())),
         ];
         if let Some(username) = &self.username {

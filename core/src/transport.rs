@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use backon::{ExponentialBuilder, Retryable};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -14,6 +14,7 @@ use crate::error::{snippet, PartialCreate};
 use crate::network::{self, Language, Proxy};
 use crate::request::{Prepared, Retry};
 use crate::secret::{Redactor, REDACTED};
+use crate::settings;
 use crate::shape;
 use crate::{Endpoint, Error, Method, Result, Secret};
 
@@ -180,6 +181,8 @@ pub(crate) struct Transport {
     /// One permit per connection the client may use at once: held by each attempt, so that
     /// (HTTP/1.1 carrying one exchange at a time) no more connections are in use than permits.
     connections: Arc<tokio::sync::Semaphore>,
+    /// The largest answer read, in bytes once decompressed.
+    max_response_bytes: usize,
     /// The service's host, for errors about its certificate.
     host: String,
     language: Language,
@@ -195,6 +198,7 @@ pub(crate) struct TransportConfig {
     pub extra_ca_pem: Vec<u8>,
     pub proxy: Option<Proxy>,
     pub max_connections: usize,
+    pub max_response_bytes: usize,
     pub language: Language,
 }
 
@@ -229,6 +233,7 @@ impl Transport {
             timeout: config.timeout,
             connect_timeout: config.connect_timeout,
             connections: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
+            max_response_bytes: config.max_response_bytes,
             host,
             language: config.language,
             redactor,
@@ -325,10 +330,7 @@ impl Transport {
             .map_err(|e| self.transport_failure(request, &e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| self.transport_failure(request, &e))?;
+        let body = self.read_body(request, response).await?;
         drop(permit);
         let error_page = (200..300).contains(&status) && looks_like_error_page(&body);
         tracing::debug!(
@@ -341,6 +343,40 @@ impl Transport {
         );
         self.classify(request, status, retry_after, body)
             .map_err(|error| Failure::answered(error, error_page))
+    }
+
+    /// The whole body, decompressed (reqwest decodes whatever `Content-Encoding` the service
+    /// chose among those it offered), read up to `max_response_bytes` and no further.
+    async fn read_body(&self, request: &Prepared, mut response: reqwest::Response) -> Result<Bytes, Failure> {
+        let limit = self.max_response_bytes;
+        // The announced length is the compressed one, or none, when the answer is compressed:
+        // only a first guess of the size.
+        let announced = response.content_length().unwrap_or(0).min(limit as u64);
+        let mut body = BytesMut::with_capacity(announced as usize);
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.transport_failure(request, &e))?
+        {
+            if chunk.len() > limit - body.len() {
+                let name = settings::setting("max_response_bytes").name_in(self.language);
+                return Err(Failure {
+                    error: Error::Decode {
+                        endpoint: request.endpoint.clone(),
+                        message: format!(
+                            "the answer is larger than {name} ({limit} bytes once decompressed); \
+                             raise the client setting {name} to accept it"
+                        ),
+                        snippet: self.redactor.redact(&snippet(&body)),
+                    },
+                    unsent: false,
+                    // The same answer would be as large again.
+                    transient: None,
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.freeze())
     }
 
     /// Turns an answer into data or an error. The real service may send an error body with
@@ -461,7 +497,28 @@ impl Transport {
             };
         }
         let unsent = error.is_connect();
-        let cut_short = error.is_body() || error.is_decode();
+        // A connection that closed mid-body (hyper's error) surfaces through the decompressor
+        // as a decode error: it is still a body cut short.
+        let broke = (error.is_body() && !error.is_decode())
+            || std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
+                .any(|e| e.is::<hyper::Error>());
+        if error.is_decode() && !broke && !error.is_timeout() {
+            // The body arrived but does not decompress: corrupt, or its stream ends early.
+            // Like a body cut short, a repeat may well arrive whole.
+            return Failure {
+                error: Error::Decode {
+                    endpoint: endpoint.clone(),
+                    message: self.redactor.redact(&format!(
+                        "the compressed answer does not decompress ({})",
+                        error_chain(error)
+                    )),
+                    snippet: String::new(),
+                },
+                unsent: false,
+                transient: Some("the compressed body was corrupt or cut short"),
+            };
+        }
+        let cut_short = broke;
         let (error, transient) = if error.is_timeout() {
             // A connect timeout means the request never left; otherwise the overall one ran
             // out, and waiting as long again is not what the caller asked for.

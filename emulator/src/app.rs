@@ -12,7 +12,8 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{Config, ConfigError, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
+use crate::config::{Config, ConfigError, Encoding, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
+use crate::link::Link;
 use crate::reports::ReportCache;
 use crate::rng::{hash, SplitMix};
 use crate::state::{World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK};
@@ -63,6 +64,9 @@ pub struct Counters {
     pub connections: u64,
     /// The most API requests in progress at once (from their arrival to their answer).
     pub peak_in_progress: u64,
+    /// API answers sent compressed (their request's `Accept-Encoding` took an encoding of
+    /// [`Config::compression`](crate::Config::compression)).
+    pub compressed: u64,
 }
 
 /// An API request in progress (see [`App::in_progress`]).
@@ -112,12 +116,13 @@ struct AtomicCounters {
     total: AtomicU64,
     connections: AtomicU64,
     peak_in_progress: AtomicU64,
+    compressed: AtomicU64,
     /// API requests in progress now (not a counter: never reset).
     in_progress: Arc<AtomicU64>,
 }
 
 impl AtomicCounters {
-    fn all(&self) -> [&AtomicU64; 18] {
+    fn all(&self) -> [&AtomicU64; 19] {
         [
             &self.token,
             &self.token_password,
@@ -137,6 +142,7 @@ impl AtomicCounters {
             &self.total,
             &self.connections,
             &self.peak_in_progress,
+            &self.compressed,
         ]
     }
 }
@@ -159,6 +165,8 @@ struct Initial {
     latency: Duration,
     faults: Faults,
     quirks: Quirks,
+    bandwidth_mbps: Option<f64>,
+    rtt: Duration,
 }
 
 #[derive(Default)]
@@ -210,6 +218,10 @@ pub(crate) struct App {
     pub(crate) timezone: FixedOffset,
     pub(crate) world: Arc<World>,
     pub(crate) cache: ReportCache,
+    /// The encodings answers are compressed with, in order of preference (fixed at start).
+    pub(crate) compression: Vec<Encoding>,
+    /// The modelled link the answers cross.
+    pub(crate) link: Arc<Link>,
     clients: Vec<(String, String)>,
     /// (username, lowercase MD5 hex of the password).
     users: Vec<(String, String)>,
@@ -240,6 +252,8 @@ impl App {
             timezone: config.timezone,
             world: Arc::new(World::new(config, today)),
             cache: ReportCache::default(),
+            compression: config.compression.clone(),
+            link: Arc::new(Link::new(config.bandwidth_mbps, config.rtt)),
             clients: config.clients.clone(),
             users: config
                 .users
@@ -252,6 +266,8 @@ impl App {
                 latency: config.latency,
                 faults: config.faults.clone(),
                 quirks: config.quirks,
+                bandwidth_mbps: config.bandwidth_mbps,
+                rtt: config.rtt,
             },
             knobs: Mutex::new(Knobs {
                 token_ttl: config.token_ttl,
@@ -319,6 +335,7 @@ impl App {
             total: get(&c.total),
             connections: get(&c.connections),
             peak_in_progress: get(&c.peak_in_progress),
+            compressed: get(&c.compressed),
         }
     }
 
@@ -328,6 +345,11 @@ impl App {
         let now = c.in_progress.fetch_add(1, Ordering::SeqCst) + 1;
         c.peak_in_progress.fetch_max(now, Ordering::SeqCst);
         InProgress(c.in_progress.clone())
+    }
+
+    /// Counts an answer sent compressed.
+    pub(crate) fn count_compressed(&self) {
+        self.counters.compressed.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts a TCP connection accepted.
@@ -393,6 +415,7 @@ impl App {
             knobs.faults = initial.faults;
             knobs.quirks = initial.quirks;
             knobs.fault_rng = fault_rng(self.world.seed);
+            self.link.set(initial.bandwidth_mbps, initial.rtt);
         }
         *lock(&self.tokens) = Tokens::default();
         *lock(&self.created) = Created::new();

@@ -69,6 +69,18 @@ pub struct Config {
     /// times in service reports and of `last_check_time` (default [`SERVICE_TIMEZONE`],
     /// `+08:00`). Fixed at start.
     pub timezone: FixedOffset,
+    /// The encodings answers are compressed with when a request's `Accept-Encoding` takes
+    /// them, the first it takes winning, as the service's front end (nginx) gzips; empty:
+    /// never compressed. Default gzip, then deflate.
+    pub compression: Vec<Encoding>,
+    /// The bandwidth of the modelled link, in Mbit/s ([`LEAST_BANDWIDTH_MBPS`] to
+    /// [`MOST_BANDWIDTH_MBPS`]): answers are written paced, every connection sharing it as one
+    /// link is shared. `None` (the default): as fast as the machine goes.
+    pub bandwidth_mbps: Option<f64>,
+    /// The round-trip time of the modelled link (at most [`LONGEST_RTT`]): each new connection
+    /// waits it once (TCP's handshake; twice over HTTPS, with TLS 1.3's), each answer once
+    /// more. Default zero.
+    pub rtt: Duration,
 }
 
 impl Default for Config {
@@ -87,6 +99,9 @@ impl Default for Config {
             quirks: Quirks::default(),
             tls: false,
             timezone: SERVICE_TIMEZONE,
+            compression: vec![Encoding::Gzip, Encoding::Deflate],
+            bandwidth_mbps: None,
+            rtt: Duration::ZERO,
         }
     }
 }
@@ -110,6 +125,9 @@ impl fmt::Debug for Config {
             .field("quirks", &self.quirks)
             .field("tls", &self.tls)
             .field("timezone", &self.timezone)
+            .field("compression", &self.compression)
+            .field("bandwidth_mbps", &self.bandwidth_mbps)
+            .field("rtt", &self.rtt)
             .finish()
     }
 }
@@ -133,6 +151,15 @@ impl Config {
     /// ```
     pub fn check(&self) -> Result<(), ConfigError> {
         check_latency("latency", self.latency)?;
+        if let Some(mbps) = self.bandwidth_mbps {
+            bandwidth("bandwidth_mbps", mbps)?;
+        }
+        if self.rtt > LONGEST_RTT {
+            return Err(ConfigError::new(
+                "rtt",
+                range_rule(TimeUnit::Seconds, LONGEST_RTT),
+            ));
+        }
         if self.service_tasks > MOST_SERVICE_TASKS {
             return Err(ConfigError::new(
                 "service_tasks",
@@ -152,6 +179,48 @@ impl Config {
 /// The longest latency the emulator takes: 2^31 - 1 ms (about 24.9 days), the bound of
 /// JavaScript's `setTimeout`, so that every language takes the same range.
 pub const LONGEST_LATENCY: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// The longest round trip of the modelled link (see [`Config::rtt`]).
+pub const LONGEST_RTT: Duration = Duration::from_secs(10);
+
+/// The least bandwidth of the modelled link, in Mbit/s (10 kbit/s).
+pub const LEAST_BANDWIDTH_MBPS: f64 = 0.01;
+
+/// The most bandwidth of the modelled link, in Mbit/s (100 Gbit/s).
+pub const MOST_BANDWIDTH_MBPS: f64 = 100_000.0;
+
+/// A bandwidth in Mbit/s given by a language's option (see [`Config::bandwidth_mbps`]), from
+/// [`LEAST_BANDWIDTH_MBPS`] to [`MOST_BANDWIDTH_MBPS`]; anything else is refused naming
+/// `field` and the range.
+///
+/// ```
+/// use monapi_emulator::bandwidth;
+/// assert_eq!(bandwidth("bandwidthMbps", 50.0), Ok(50.0));
+/// let error = bandwidth("bandwidth_mbps", 0.0).unwrap_err();
+/// assert_eq!(error.rule(), "must be a number of Mbit/s from 0.01 to 100000");
+/// ```
+pub fn bandwidth(field: &str, mbps: f64) -> Result<f64, ConfigError> {
+    if (LEAST_BANDWIDTH_MBPS..=MOST_BANDWIDTH_MBPS).contains(&mbps) {
+        Ok(mbps)
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("must be a number of Mbit/s from {LEAST_BANDWIDTH_MBPS} to {MOST_BANDWIDTH_MBPS}"),
+        ))
+    }
+}
+
+/// A round-trip time given as a number of `unit`s by a language's option, from 0 to
+/// [`LONGEST_RTT`]; anything else is refused as by [`latency`].
+///
+/// ```
+/// use monapi_emulator::{rtt, TimeUnit};
+/// assert_eq!(rtt("rttMs", 40.0, TimeUnit::Milliseconds).unwrap().as_millis(), 40);
+/// assert_eq!(rtt("rtt_ms", 1e6, TimeUnit::Milliseconds).unwrap_err().rule(), "must be a number of milliseconds from 0 to 10000");
+/// ```
+pub fn rtt(field: &str, value: f64, unit: TimeUnit) -> Result<Duration, ConfigError> {
+    duration_setting(field, value, unit, LONGEST_RTT)
+}
 
 /// The most service tasks the emulator seeds (2,000 list pages; the lists are built at start).
 pub const MOST_SERVICE_TASKS: usize = 100_000;
@@ -260,6 +329,9 @@ fn duration_setting(
 fn range_rule(unit: TimeUnit, longest: Duration) -> String {
     let most = unit.count(longest);
     let days = longest.as_secs_f64() / 86_400.0;
+    if days < 1.0 {
+        return format!("must be a number of {} from 0 to {most}", unit.name());
+    }
     let about = if days < 730.0 {
         format!("{days:.1} days")
     } else {
@@ -306,6 +378,9 @@ pub struct Faults {
     pub truncated_body: f64,
     /// Share of requests answered 200 with a body that is not JSON (a PHP fatal error page).
     pub malformed_body: f64,
+    /// Share of requests answered 200 with `Content-Encoding: gzip` and a body that is not
+    /// gzip past its first bytes (a broken front end), whatever the request accepts.
+    pub corrupt_gzip: f64,
     /// Faults for the next requests, one each in order, before any share applies.
     pub next: Vec<FaultKind>,
 }
@@ -336,7 +411,7 @@ impl Faults {
     }
 
     /// Each share with its field name and its kind, in the order requests draw against them.
-    pub(crate) fn shares(&self) -> [(&'static str, FaultKind, f64); 6] {
+    pub(crate) fn shares(&self) -> [(&'static str, FaultKind, f64); 7] {
         [
             ("error_500", FaultKind::Error500, self.error_500),
             ("error_503", FaultKind::Error503, self.error_503),
@@ -344,15 +419,84 @@ impl Faults {
             ("drop_connection", FaultKind::DropConnection, self.drop_connection),
             ("truncated_body", FaultKind::TruncatedBody, self.truncated_body),
             ("malformed_body", FaultKind::MalformedBody, self.malformed_body),
+            ("corrupt_gzip", FaultKind::CorruptGzip, self.corrupt_gzip),
         ]
     }
+}
+
+/// A `Content-Encoding` the emulator compresses answers with (see [`Config::compression`]).
+///
+/// ```
+/// use monapi_emulator::Encoding;
+/// assert_eq!("deflate".parse(), Ok(Encoding::Deflate));
+/// assert_eq!(Encoding::Gzip.to_string(), "gzip");
+/// assert_eq!("br".parse::<Encoding>().unwrap_err().field(), "compression");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// `gzip` (RFC 1952), what nginx's gzip module sends.
+    Gzip,
+    /// `deflate`: zlib-wrapped DEFLATE (RFC 1950), as HTTP names it.
+    Deflate,
+}
+
+impl Encoding {
+    /// Its name in `Content-Encoding` and `Accept-Encoding`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Gzip => "gzip",
+            Encoding::Deflate => "deflate",
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = ConfigError;
+
+    fn from_str(name: &str) -> Result<Self, ConfigError> {
+        match name {
+            "gzip" => Ok(Encoding::Gzip),
+            "deflate" => Ok(Encoding::Deflate),
+            _ => Err(ConfigError::new(
+                "compression",
+                format!("must list encodings among gzip and deflate; got {name:?}"),
+            )),
+        }
+    }
+}
+
+/// The encodings named, in order, as [`Config::compression`] takes them (each language's
+/// emulator and `monapi serve` read theirs with it): an unknown or repeated name is refused.
+///
+/// ```
+/// use monapi_emulator::{encodings, Encoding};
+/// assert_eq!(encodings(&["deflate", "gzip"]), Ok(vec![Encoding::Deflate, Encoding::Gzip]));
+/// assert_eq!(encodings::<&str>(&[]), Ok(vec![]));
+/// assert!(encodings(&["gzip", "gzip"]).unwrap_err().rule().contains("twice"));
+/// ```
+pub fn encodings<S: AsRef<str>>(names: &[S]) -> Result<Vec<Encoding>, ConfigError> {
+    let mut out: Vec<Encoding> = Vec::with_capacity(names.len());
+    for name in names {
+        let encoding: Encoding = name.as_ref().parse()?;
+        if out.contains(&encoding) {
+            return Err(ConfigError::new("compression", format!("names {encoding} twice")));
+        }
+        out.push(encoding);
+    }
+    Ok(out)
 }
 
 /// One kind of injected fault; see [`Faults`].
 ///
 /// In JSON and by name ([`str::parse`]): `error500`, `error503`, `error429` (serde's
 /// snake_case; `error_500` etc. are accepted too), `drop_connection`, `truncated_body`,
-/// `malformed_body`.
+/// `malformed_body`, `corrupt_gzip`.
 ///
 /// ```
 /// use monapi_emulator::FaultKind;
@@ -377,6 +521,8 @@ pub enum FaultKind {
     TruncatedBody,
     /// HTTP 200 whose body is an HTML error page instead of JSON.
     MalformedBody,
+    /// HTTP 200 with `Content-Encoding: gzip` and a body that does not decompress.
+    CorruptGzip,
 }
 
 impl FromStr for FaultKind {
@@ -390,7 +536,7 @@ impl FromStr for FaultKind {
                 "next",
                 format!(
                     "must hold fault kinds: error500, error503, error429 (or error_500, error_503, \
-                     error_429), drop_connection, truncated_body or malformed_body; got {name:?}"
+                     error_429), drop_connection, truncated_body, malformed_body or corrupt_gzip; got {name:?}"
                 ),
             )
         })

@@ -1,4 +1,5 @@
-//! The layer in front of every API endpoint: counting, latency and fault injection.
+//! The layer in front of every API endpoint: counting, latency, fault injection,
+//! compression (as the front end compresses, faults included) and the modelled link.
 
 use std::io;
 use std::sync::Arc;
@@ -6,7 +7,7 @@ use std::time::Duration;
 
 use axum::body::{to_bytes, Body};
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -14,7 +15,9 @@ use bytes::Bytes;
 use futures::StreamExt;
 
 use crate::app::{App, Endpoint};
-use crate::config::FaultKind;
+use crate::compression::{compress, compress_response, negotiate};
+use crate::config::{Encoding, FaultKind};
+use crate::link::paced;
 use crate::response::{api_error, php_body, MAX_FORM_BYTES, PHP_CONTENT_TYPE};
 use crate::server::ConnectionControl;
 
@@ -22,23 +25,44 @@ use crate::server::ConnectionControl;
 const PHP_FATAL: &str = "<br />\n<b>Fatal error</b>:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes) in <b>/var/www/api/v2/report.php</b> on line <b>211</b><br />\n";
 
 /// Counts the request, waits the configured latency, then either answers with a fault
-/// or lets the endpoint answer.
+/// or lets the endpoint answer; the answer is compressed when the request asks.
 pub(crate) async fn api_layer(
     State((app, endpoint)): State<(Arc<App>, Endpoint)>,
     request: Request,
     next: Next,
 ) -> Response {
+    let encoding = negotiate(request.headers(), &app.compression);
+    let response = answer(&app, endpoint, request, next, encoding).await;
+    let response = match encoding {
+        Some(encoding) if response.headers().get(CONTENT_ENCODING).is_none() => {
+            app.count_compressed();
+            compress_response(response, encoding).await
+        }
+        _ => response,
+    };
+    paced(response, app.link.clone())
+}
+
+async fn answer(
+    app: &Arc<App>,
+    endpoint: Endpoint,
+    request: Request,
+    next: Next,
+    encoding: Option<Encoding>,
+) -> Response {
     app.count(endpoint);
     let _in_progress = app.in_progress();
     let request = if endpoint == Endpoint::Token {
-        match count_grant(&app, request).await {
+        match count_grant(app, request).await {
             Ok(request) => request,
             Err(response) => return response,
         }
     } else {
         request
     };
-    let latency = app.latency();
+    // The round trip of the modelled link: the request's way there, the answer's first byte
+    // back.
+    let latency = app.latency() + app.link.rtt();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
@@ -64,8 +88,17 @@ pub(crate) async fn api_layer(
             // The connection task drops this request together with the connection.
             std::future::pending().await
         }
-        FaultKind::TruncatedBody => truncate(next.run(request).await, connection).await,
+        FaultKind::TruncatedBody => {
+            // Cut after compression, as a connection breaking under the front end would.
+            let mut response = next.run(request).await;
+            if let Some(encoding) = encoding {
+                app.count_compressed();
+                response = compress_response(response, encoding).await;
+            }
+            truncate(response, connection).await
+        }
         FaultKind::MalformedBody => php_body(StatusCode::OK, PHP_FATAL),
+        FaultKind::CorruptGzip => corrupt_gzip(),
     }
 }
 
@@ -82,6 +115,18 @@ async fn count_grant(app: &App, request: Request) -> Result<Request, Response> {
         app.count_grant(grant);
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+/// A gzip header, then bytes that are no DEFLATE stream.
+fn corrupt_gzip() -> Response {
+    let mut body = compress(b"{\"code\":200}", Encoding::Gzip).to_vec();
+    body.truncate(10);
+    body.extend_from_slice(&[0xff; 32]);
+    let mut response = php_body(StatusCode::OK, body);
+    response
+        .headers_mut()
+        .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    response
 }
 
 fn with_retry_after(mut response: Response, seconds: u64) -> Response {

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::app::{today_in, App};
 use crate::auth::authorize;
+use crate::compression::{Cached, CachedBody};
 use crate::reports::{site_report_without_checks, Range, ReportKey};
 use crate::response::{php_body, php_json, Refusal, PHP_EMPTY_ARRAY};
 use crate::validate;
@@ -114,6 +115,14 @@ fn ok_body(body: Bytes) -> Response {
     php_body(StatusCode::OK, body)
 }
 
+/// A cached report, marked so that its compressed form comes from the cache too.
+fn cached_body(cached: Arc<CachedBody>) -> Response {
+    let body = cached.identity.get().cloned().unwrap_or_default();
+    let mut response = ok_body(body);
+    response.extensions_mut().insert(Cached(cached));
+    response
+}
+
 /// The `page` of a paged list (default 1).
 fn page(query: &Query) -> Result<u64, Refusal> {
     match query.get("page") {
@@ -205,7 +214,7 @@ pub(crate) async fn service_report(
     if app.quirks().no_checks {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
     }
-    Ok(ok_body(app.cache.get(&app.world, key).await))
+    Ok(cached_body(app.cache.get(&app.world, key).await))
 }
 
 pub(crate) async fn site_report(
@@ -245,7 +254,7 @@ pub(crate) async fn site_report(
         monitor,
         today: range.contains(today).then_some(today),
     };
-    Ok(ok_body(app.cache.get(&app.world, key).await))
+    Ok(cached_body(app.cache.get(&app.world, key).await))
 }
 
 pub(crate) async fn distribution(
@@ -267,7 +276,7 @@ pub(crate) async fn distribution(
         range,
         today: range.contains(today).then_some(today),
     };
-    Ok(ok_body(app.cache.get(&app.world, key).await))
+    Ok(cached_body(app.cache.get(&app.world, key).await))
 }
 
 /// `POST /v2/server/create.json`: validates each line, stores the good ones, and names

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::app::App;
-use crate::config::{check_latency, Faults, Quirks};
+use crate::config::{bandwidth, check_latency, rtt, Faults, Quirks, TimeUnit};
 
 /// The hooks' routes, merged into the emulator's router.
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -73,6 +73,15 @@ struct ConfigUpdate {
     latency_ms: Option<u64>,
     faults: Option<Faults>,
     quirks: Option<Quirks>,
+    /// Given as `null`: no limit.
+    #[serde(default, deserialize_with = "given")]
+    bandwidth_mbps: Option<Option<f64>>,
+    rtt_ms: Option<u64>,
+}
+
+/// A field that is present, `null` included (`Some(None)`), as opposed to left out (`None`).
+fn given<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// A 400 `{"error","field","rule"}` naming the setting and the rule it breaks.
@@ -103,6 +112,16 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     {
         return bad_setting(error.field(), error.rule());
     }
+    if let Some(Some(mbps)) = update.bandwidth_mbps
+        && let Err(error) = bandwidth("bandwidth_mbps", mbps)
+    {
+        return bad_setting(error.field(), error.rule());
+    }
+    if let Some(ms) = update.rtt_ms
+        && let Err(error) = rtt("rtt_ms", ms as f64, TimeUnit::Milliseconds)
+    {
+        return bad_setting(error.field(), error.rule());
+    }
     if let Some(faults) = update.faults
         && let Err(error) = app.set_faults(faults)
     {
@@ -122,12 +141,18 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     if let Some(quirks) = update.quirks {
         knobs.quirks = quirks;
     }
+    let (bandwidth_mbps, rtt) = app.link.settings();
+    let bandwidth_mbps = update.bandwidth_mbps.unwrap_or(bandwidth_mbps);
+    let rtt = update.rtt_ms.map_or(rtt, Duration::from_millis);
+    app.link.set(bandwidth_mbps, rtt);
     Json(json!({
         "token_ttl_secs": knobs.token_ttl.as_secs(),
         "refresh_token_ttl_secs": knobs.refresh_token_ttl.as_secs(),
         "latency_ms": knobs.latency.as_millis() as u64,
         "faults": knobs.faults,
         "quirks": knobs.quirks,
+        "bandwidth_mbps": bandwidth_mbps,
+        "rtt_ms": rtt.as_millis() as u64,
     }))
     .into_response()
 }

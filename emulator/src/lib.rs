@@ -21,10 +21,12 @@
 mod app;
 mod auth;
 mod catalog;
+mod compression;
 mod config;
 mod faults;
 mod handlers;
 mod hooks;
+mod link;
 mod reports;
 mod response;
 mod rng;
@@ -45,9 +47,10 @@ use tokio::task::JoinHandle;
 
 pub use app::Counters;
 pub use config::{
-    latency, token_ttl, Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, TimeUnit,
-    DEFAULT_REFRESH_TOKEN_TTL, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
-    LONGEST_LATENCY, LONGEST_TOKEN_TTL, MOST_SERVICE_TASKS, MOST_SITE_TASKS, SERVICE_TIMEZONE,
+    bandwidth, encodings, latency, rtt, token_ttl, Config, ConfigError, Encoding, FaultKind, Faults,
+    PastEndPage, Quirks, TimeUnit, DEFAULT_REFRESH_TOKEN_TTL, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
+    DEMO_PASSWORD, DEMO_USERNAME, LEAST_BANDWIDTH_MBPS, LONGEST_LATENCY, LONGEST_RTT, LONGEST_TOKEN_TTL,
+    MOST_BANDWIDTH_MBPS, MOST_SERVICE_TASKS, MOST_SITE_TASKS, SERVICE_TIMEZONE,
 };
 
 use app::App;

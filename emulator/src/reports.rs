@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use chrono::{Datelike, Days, NaiveDate};
-use tokio::sync::OnceCell;
 
 use crate::catalog::{Metric, AVERAGE_NAME, BUCKETS, FAULT_CAUSES, ONGOING, SERVICE_TYPES, TIMEOUT_MS};
+use crate::compression::CachedBody;
 use crate::rng::{hash, mix, signed_unit, SplitMix};
 use crate::state::{ServiceTask, SiteTask, World};
 
@@ -98,27 +98,31 @@ struct CacheInner {
 }
 
 struct Entry {
-    body: Arc<OnceCell<Bytes>>,
+    body: Arc<CachedBody>,
     last_used: u64,
 }
 
 impl ReportCache {
-    pub(crate) async fn get(&self, world: &Arc<World>, key: ReportKey) -> Bytes {
-        let cell = self.cell(&key);
+    /// The report's body (its `identity`, generated on first use), which also keeps its
+    /// compressed forms (see [`crate::compression`]).
+    pub(crate) async fn get(&self, world: &Arc<World>, key: ReportKey) -> Arc<CachedBody> {
+        let cached = self.cell(&key);
         let world = world.clone();
-        cell.get_or_init(|| async move {
-            // Large reports take a while: keep them off the thread that serves requests.
-            tokio::task::spawn_blocking(move || Bytes::from(generate(&world, &key)))
-                .await
-                .expect("report generation does not panic")
-        })
-        .await
-        .clone()
+        cached
+            .identity
+            .get_or_init(|| async move {
+                // Large reports take a while: keep them off the thread that serves requests.
+                tokio::task::spawn_blocking(move || Bytes::from(generate(&world, &key)))
+                    .await
+                    .expect("report generation does not panic")
+            })
+            .await;
+        cached
     }
 
-    /// The cell for `key`, created if needed; the lock is held only for this lookup,
+    /// The entry for `key`, created if needed; the lock is held only for this lookup,
     /// never while generating.
-    fn cell(&self, key: &ReportKey) -> Arc<OnceCell<Bytes>> {
+    fn cell(&self, key: &ReportKey) -> Arc<CachedBody> {
         let mut inner = self.inner.lock().expect("cache lock");
         inner.tick += 1;
         let tick = inner.tick;
@@ -126,7 +130,7 @@ impl ReportCache {
             entry.last_used = tick;
             return entry.body.clone();
         }
-        let body = Arc::new(OnceCell::new());
+        let body = Arc::new(CachedBody::default());
         inner.entries.insert(
             key.clone(),
             Entry {
@@ -149,11 +153,7 @@ impl ReportCache {
 
 impl CacheInner {
     fn over_budget(&self) -> bool {
-        let bytes: usize = self
-            .entries
-            .values()
-            .filter_map(|entry| entry.body.get().map(Bytes::len))
-            .sum();
+        let bytes: usize = self.entries.values().map(|entry| entry.body.len()).sum();
         self.entries.len() > MAX_ENTRIES || bytes > MAX_BYTES
     }
 }

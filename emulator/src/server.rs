@@ -53,7 +53,7 @@ pub(crate) async fn serve(
                     app.connection_accepted();
                     // Small responses must not wait for Nagle's algorithm.
                     let _ = stream.set_nodelay(true);
-                    connections.spawn(handshake(stream, tls.clone(), router.clone(), shutdown.clone()));
+                    connections.spawn(handshake(stream, tls.clone(), router.clone(), app.link.rtt(), shutdown.clone()));
                 }
                 Err(error) => {
                     // E.g. out of file descriptors: pause instead of spinning.
@@ -69,16 +69,20 @@ pub(crate) async fn serve(
 }
 
 /// Serves one accepted connection, after the TLS handshake when there is one (a client that
-/// refuses the certificate ends the connection there, before any request).
+/// refuses the certificate ends the connection there, before any request). Each handshake
+/// costs the modelled link's round trip first: TCP's, then TLS 1.3's.
 async fn handshake(
     stream: TcpStream,
     tls: Option<TlsAcceptor>,
     router: Router,
+    rtt: Duration,
     shutdown: watch::Receiver<bool>,
 ) {
+    tokio::time::sleep(rtt).await;
     match tls {
         None => connection(stream, router, shutdown).await,
         Some(acceptor) => {
+            tokio::time::sleep(rtt).await;
             if let Ok(stream) = acceptor.accept(stream).await {
                 connection(stream, router, shutdown).await;
             }

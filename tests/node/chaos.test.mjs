@@ -44,7 +44,7 @@ test('2,000 calls under 20% faults of every kind: no wrong result, only typed er
   const references = []
   for (const [, read] of reads) references.push(await read(referenceClient))
 
-  const share = FAULT_SHARE / 6
+  const share = FAULT_SHARE / 7
   emu.setFaults({
     error500: share,
     error503: share,
@@ -52,6 +52,7 @@ test('2,000 calls under 20% faults of every kind: no wrong result, only typed er
     dropConnection: share,
     truncatedBody: share,
     malformedBody: share,
+    corruptGzip: share,
     retryAfterSecs: 0,
   })
   // Made after the faults are on: its login meets the faults too.

@@ -36,6 +36,7 @@ test('starts on 127.0.0.1 with a free port and the demo account', async (t) => {
     total: 0,
     connections: 0,
     peak_in_progress: 0,
+    compressed: 0,
   })
   assert.equal(util.inspect(emu), `Emulator { baseUrl: '${emu.baseUrl}', stopped: false }`)
   const other = await emulator(t)
@@ -293,7 +294,7 @@ test('a share out of range is refused by the emulator: INVALID_INPUT naming it, 
   const emu = await emulator(t)
   emu.setFaults({ next: ['error500'] })
   /** @type {(keyof import('monapi').FaultSettings)[]} */
-  const shares = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
+  const shares = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody', 'corruptGzip']
   for (const share of shares) {
     for (const value of [-0.01, 1.5, Number.NaN, Infinity]) {
       const err = throws(() => emu.setFaults({ [share]: value }), 'INVALID_INPUT')

@@ -121,7 +121,7 @@ def test_two_thousand_calls_under_twenty_percent_faults(
         (call, getattr(reference_client, call[0])(*call[1], **call[2]))
         for call in reads(reference_client)
     ]
-    share = FAULT_SHARE / 6  # the six kinds of fault
+    share = FAULT_SHARE / 7  # the seven kinds of fault
     emulator.set_faults(
         error_500=share,
         error_503=share,
@@ -129,6 +129,7 @@ def test_two_thousand_calls_under_twenty_percent_faults(
         drop_connection=share,
         truncated_body=share,
         malformed_body=share,
+        corrupt_gzip=share,
         retry_after_secs=0,
     )
     tally = Tally()

@@ -131,6 +131,7 @@ SHARES = [
     "drop_connection",
     "truncated_body",
     "malformed_body",
+    "corrupt_gzip",
 ]
 
 

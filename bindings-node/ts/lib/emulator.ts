@@ -10,7 +10,17 @@ import type { ClientOptions } from './options.js'
 import native = require('../native.js')
 
 /** A kind of injected fault. */
-export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropConnection' | 'truncatedBody' | 'malformedBody'
+export type FaultKind =
+  | 'error500'
+  | 'error503'
+  | 'error429'
+  | 'dropConnection'
+  | 'truncatedBody'
+  | 'malformedBody'
+  | 'corruptGzip'
+
+/** An encoding the emulator compresses its answers with. */
+export type Encoding = 'gzip' | 'deflate'
 
 /**
  * Faults injected into the emulator's answers. `next` is served first, one fault per
@@ -32,6 +42,8 @@ export interface FaultSettings {
   truncatedBody?: number
   /** Share of answers that are an HTML error page instead of JSON. */
   malformedBody?: number
+  /** Share of answers sent as gzip that does not decompress, whatever the request accepts. */
+  corruptGzip?: number
   /** Faults for the next requests, in order. */
   next?: FaultKind[]
 }
@@ -96,6 +108,21 @@ export interface EmulatorOptions {
    * {@link Emulator.caPem}); plain HTTP by default.
    */
   tls?: boolean
+  /**
+   * The encodings it compresses answers with when a request accepts them, the first accepted
+   * winning, as the service's front end gzips (default `['gzip', 'deflate']`; `[]`: never).
+   */
+  compression?: Encoding[]
+  /**
+   * The bandwidth of a modelled wide-area link, in Mbit/s (0.01 to 100000): answers are written
+   * paced, all connections sharing it as one link. Unlimited by default.
+   */
+  bandwidthMbps?: number
+  /**
+   * The round trip of that link, in milliseconds (0 to 10000, default 0): each new connection
+   * waits it once (twice with `tls`), each answer once more.
+   */
+  rttMs?: number
 }
 
 /** Request counters of an emulator (per endpoint, and `total`). */
@@ -117,6 +144,8 @@ export interface Counters {
   groups: number
   create_service: number
   total: number
+  /** Answers sent compressed (their request accepted an encoding the emulator offers). */
+  compressed: number
   /** TCP connections accepted (HTTPS ones too, even when the client refused the certificate). */
   connections: number
   /** The most API requests in progress at once (from arrival to answer). */
@@ -143,10 +172,27 @@ const FAULT_KEYS = [
   'dropConnection',
   'truncatedBody',
   'malformedBody',
+  'corruptGzip',
   'next',
 ]
-const FAULT_KINDS = ['error500', 'error503', 'error429', 'dropConnection', 'truncatedBody', 'malformedBody']
-const SNAKE_KINDS = ['error_500', 'error_503', 'error_429', 'drop_connection', 'truncated_body', 'malformed_body']
+const FAULT_KINDS = [
+  'error500',
+  'error503',
+  'error429',
+  'dropConnection',
+  'truncatedBody',
+  'malformedBody',
+  'corruptGzip',
+]
+const SNAKE_KINDS = [
+  'error_500',
+  'error_503',
+  'error_429',
+  'drop_connection',
+  'truncated_body',
+  'malformed_body',
+  'corrupt_gzip',
+]
 
 /** Fault settings for the native side (kinds by the emulator's names), which checks the shares. */
 function faultSettings(value: unknown, name: string): native.NativeFaults {
@@ -244,8 +290,14 @@ export class Emulator {
       'quirks',
       'timezone',
       'tls',
+      'compression',
+      'bandwidthMbps',
+      'rttMs',
     ])
     if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
+    if (!isUnset(o.compression) && !(Array.isArray(o.compression) && o.compression.every((e) => typeof e === 'string'))) {
+      throw invalid('compression', 'must be an array of encodings (gzip, deflate)')
+    }
     let seed: string | undefined
     if (!isUnset(o.seed)) {
       if (typeof o.seed === 'bigint' && o.seed >= 0n) seed = o.seed.toString()
@@ -264,6 +316,9 @@ export class Emulator {
       quirks: isUnset(o.quirks) ? undefined : quirkSettings(o.quirks, 'quirks'),
       tls: o.tls as boolean | undefined,
       timezone: text(o.timezone, 'timezone'),
+      compression: o.compression as string[] | undefined,
+      bandwidthMbps: numeric(o.bandwidthMbps),
+      rttMs: numeric(o.rttMs),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return make(handle)

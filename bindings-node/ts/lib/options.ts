@@ -72,6 +72,12 @@ export interface ClientOptions {
    */
   maxConnections?: number
   /**
+   * The largest answer accepted, in bytes once decompressed (default 1 GiB). Answers arrive
+   * compressed (gzip or deflate) when the service compresses them; a larger one is rejected
+   * with `DECODE` naming this option, without reading further.
+   */
+  maxResponseBytes?: number
+  /**
    * The service's time zone, as an offset from UTC (`+08:00`, `-05:30`, `UTC`); default
    * `+08:00`, China Standard Time. It says which instant a report's day and `HH:MM` are, in
    * the tables, and which day "today" is.

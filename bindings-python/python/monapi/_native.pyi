@@ -63,6 +63,7 @@ class Client:
         ca_bundle: str | os.PathLike[str] | bytes | None = None,
         proxy: str | None = ...,
         max_connections: int | None = None,
+        max_response_bytes: int | None = None,
         timezone: str | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
@@ -132,6 +133,7 @@ class AsyncClient:
         ca_bundle: str | os.PathLike[str] | bytes | None = None,
         proxy: str | None = ...,
         max_connections: int | None = None,
+        max_response_bytes: int | None = None,
         timezone: str | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
@@ -321,6 +323,9 @@ class Emulator:
         refresh_token_ttl: float = 1209600.0,
         timezone: str | None = None,
         tls: bool = False,
+        compression: Sequence[Literal["gzip", "deflate"]] | None = None,
+        bandwidth_mbps: float | None = None,
+        rtt_ms: float = 0.0,
     ) -> Self: ...
     @property
     def base_url(self) -> str: ...
@@ -354,6 +359,7 @@ class Emulator:
         drop_connection: float = 0.0,
         truncated_body: float = 0.0,
         malformed_body: float = 0.0,
+        corrupt_gzip: float = 0.0,
         next: Sequence[
             Literal[
                 "error_500",
@@ -365,6 +371,7 @@ class Emulator:
                 "drop_connection",
                 "truncated_body",
                 "malformed_body",
+                "corrupt_gzip",
             ]
         ]
         | None = None,

@@ -91,6 +91,7 @@ fn set_faults(emu: &Emulator, args: &Map<String, Value>) -> monapi::Result<()> {
         drop_connection: share("drop_connection"),
         truncated_body: share("truncated_body"),
         malformed_body: share("malformed_body"),
+        corrupt_gzip: share("corrupt_gzip"),
         ..Faults::default()
     };
     emu.set_faults(faults)

@@ -24,7 +24,7 @@ use monapi::{Client, DateRange, Error, Monitor, Request, ServerTask, SystemType}
 use monapi_emulator::Faults;
 use serde_json::Value;
 
-/// Share of the answers that are faults, split evenly over the emulator's six kinds.
+/// Share of the answers that are faults, split evenly over the emulator's seven kinds.
 const FAULT_SHARE: f64 = 0.2;
 /// Every tenth call is a create.
 const CREATE_EVERY: usize = 10;
@@ -143,7 +143,7 @@ fn short(body: &[u8]) -> String {
 async fn ten_thousand_calls_under_twenty_percent_faults() {
     let emu = emulator().await;
     let references = references(&client(&emu)).await;
-    let share = FAULT_SHARE / 6.0;
+    let share = FAULT_SHARE / 7.0;
     emu.set_faults(Faults {
         error_500: share,
         error_503: share,
@@ -152,6 +152,7 @@ async fn ten_thousand_calls_under_twenty_percent_faults() {
         drop_connection: share,
         truncated_body: share,
         malformed_body: share,
+        corrupt_gzip: share,
         next: Vec::new(),
     })
     .unwrap();

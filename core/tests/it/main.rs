@@ -8,6 +8,7 @@ mod common;
 mod accounts;
 mod cases;
 mod chaos;
+mod compression;
 mod errors;
 mod fixtures;
 mod logging;

@@ -33,6 +33,9 @@ impl Reply {
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
+        // No Accept-Encoding: the answers as the emulator writes them (compression.rs asks).
+        .no_gzip()
+        .no_deflate()
         // Generous: sixteen reports of a megabyte at once from a debug build on a machine busy
         // with other builds took more than 30 s.
         .timeout(Duration::from_secs(120))

@@ -331,7 +331,7 @@ async fn the_config_hook_sets_faults() {
 }
 
 /// Every share, set to `value`, the others at 0.
-fn each_share(value: f64) -> [(&'static str, Faults); 6] {
+fn each_share(value: f64) -> [(&'static str, Faults); 7] {
     let base = Faults::default;
     [
         (
@@ -373,6 +373,13 @@ fn each_share(value: f64) -> [(&'static str, Faults); 6] {
             "malformed_body",
             Faults {
                 malformed_body: value,
+                ..base()
+            },
+        ),
+        (
+            "corrupt_gzip",
+            Faults {
+                corrupt_gzip: value,
                 ..base()
             },
         ),
@@ -445,6 +452,7 @@ async fn the_config_hook_refuses_bad_shares_naming_the_field_and_changes_nothing
             "drop_connection",
             "truncated_body",
             "malformed_body",
+            "corrupt_gzip",
         ] {
             // Latency and quirks in the same body are not applied either.
             let body = json!({"latency_ms": 5000, "quirks": {"no_agents": true}, "faults": {field: value}});
@@ -494,6 +502,7 @@ fn fault_kinds_parse_by_name_and_unknown_ones_name_the_queue() {
         ("drop_connection", FaultKind::DropConnection),
         ("truncated_body", FaultKind::TruncatedBody),
         ("malformed_body", FaultKind::MalformedBody),
+        ("corrupt_gzip", FaultKind::CorruptGzip),
     ] {
         assert_eq!(name.parse::<FaultKind>(), Ok(kind));
     }

@@ -3,9 +3,11 @@
 mod accounts;
 mod auth;
 mod common;
+mod compression;
 mod create;
 mod endpoints;
 mod faults;
+mod link;
 mod openapi;
 mod quirks;
 mod settings;

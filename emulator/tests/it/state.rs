@@ -57,6 +57,7 @@ async fn counters_count_every_api_request() {
         // However many the test's HTTP client opened (it keeps connections alive).
         connections: env.emu.counters().connections,
         peak_in_progress: 1, // one request at a time
+        compressed: 0,       // the test's client asks for no compression
     };
     assert!(expected.connections >= 1);
     assert_eq!(env.emu.counters(), expected);

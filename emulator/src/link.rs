@@ -1,0 +1,123 @@
+//! A modelled wide-area link between the clients and the emulator: a bandwidth that every
+//! connection's answers share, as one link is shared, and a round-trip time. Answers are
+//! written paced: each piece is sent when the link would have finished carrying it.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::body::HttpBody;
+use axum::http::header::CONTENT_LENGTH;
+use axum::http::HeaderValue;
+use axum::response::Response;
+use bytes::Bytes;
+use futures::StreamExt;
+use tokio::time::Instant;
+
+/// The most bytes sent at once: small enough that connections sharing the link interleave.
+const PIECE: usize = 16 * 1024;
+
+/// The link's settings and the moment it is next free.
+#[derive(Default)]
+pub(crate) struct Link {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Bits per second; `None`: as fast as the machine goes.
+    bandwidth: Option<f64>,
+    rtt: Duration,
+    free_at: Option<Instant>,
+}
+
+impl Link {
+    pub(crate) fn new(bandwidth_mbps: Option<f64>, rtt: Duration) -> Link {
+        let link = Link::default();
+        link.set(bandwidth_mbps, rtt);
+        link
+    }
+
+    pub(crate) fn set(&self, bandwidth_mbps: Option<f64>, rtt: Duration) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.bandwidth = bandwidth_mbps.map(|mbps| mbps * 1e6);
+        state.rtt = rtt;
+    }
+
+    /// (Mbit/s, round trip) as set.
+    pub(crate) fn settings(&self) -> (Option<f64>, Duration) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (state.bandwidth.map(|bps| bps / 1e6), state.rtt)
+    }
+
+    pub(crate) fn rtt(&self) -> Duration {
+        self.settings().1
+    }
+
+    /// When `bytes` sent now would have crossed the link, after what it carries already;
+    /// the link is taken until then. `None` when the bandwidth is not limited.
+    fn reserve(&self, bytes: usize) -> Option<Instant> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let bps = state.bandwidth?;
+        let now = Instant::now();
+        let start = state.free_at.filter(|free| *free > now).unwrap_or(now);
+        let done = start + Duration::from_secs_f64(bytes as f64 * 8.0 / bps);
+        state.free_at = Some(done);
+        Some(done)
+    }
+}
+
+/// `response` with its body paced by `link` (unchanged when the bandwidth is not limited).
+pub(crate) fn paced(response: Response, link: std::sync::Arc<Link>) -> Response {
+    if link.settings().0.is_none() {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    if let Some(length) = body.size_hint().exact() {
+        parts.headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+    }
+    let pieces = body.into_data_stream().flat_map(|chunk| {
+        let pieces: Vec<Result<Bytes, axum::Error>> = match chunk {
+            Ok(mut bytes) => {
+                let mut out = Vec::with_capacity(bytes.len().div_ceil(PIECE));
+                while bytes.len() > PIECE {
+                    out.push(Ok(bytes.split_to(PIECE)));
+                }
+                out.push(Ok(bytes));
+                out
+            }
+            Err(error) => vec![Err(error)],
+        };
+        futures::stream::iter(pieces)
+    });
+    let stream = pieces.then(move |piece| {
+        let link = link.clone();
+        async move {
+            if let Ok(bytes) = &piece
+                && let Some(done) = link.reserve(bytes.len())
+            {
+                tokio::time::sleep_until(done).await;
+            }
+            piece
+        }
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_link_carries_one_piece_after_another() {
+        let link = Link::new(Some(8.0), Duration::ZERO);
+        let before = Instant::now();
+        // 1 MB at 8 Mbit/s: one second; the next megabyte queues behind it.
+        let first = link.reserve(1_000_000).unwrap();
+        let second = link.reserve(1_000_000).unwrap();
+        assert!(first.duration_since(before) >= Duration::from_secs(1));
+        assert_eq!(second.duration_since(first), Duration::from_secs(1));
+        link.set(None, Duration::ZERO);
+        assert_eq!(link.reserve(1_000_000), None);
+    }
+}
