@@ -518,7 +518,6 @@ impl Transport {
                 transient: Some("the compressed body was corrupt or cut short"),
             };
         }
-        let cut_short = broke;
         let (error, transient) = if error.is_timeout() {
             // A connect timeout means the request never left; otherwise the overall one ran
             // out, and waiting as long again is not what the caller asked for.
@@ -533,7 +532,7 @@ impl Transport {
             };
             (error, unsent.then_some("no connection (connect timeout)"))
         } else {
-            let (message, transient) = if cut_short {
+            let (message, transient) = if broke {
                 (
                     format!(
                         "the connection closed before the whole answer arrived ({})",

@@ -33,14 +33,19 @@ pub(crate) async fn api_layer(
 ) -> Response {
     let encoding = negotiate(request.headers(), &app.compression);
     let response = answer(&app, endpoint, request, next, encoding).await;
-    let response = match encoding {
+    paced(encode(&app, response, encoding).await, app.link.clone())
+}
+
+/// `response` compressed with `encoding`, unless it has an encoding already (a fault's
+/// corrupt gzip, or an answer compressed before it was cut).
+async fn encode(app: &App, response: Response, encoding: Option<Encoding>) -> Response {
+    match encoding {
         Some(encoding) if response.headers().get(CONTENT_ENCODING).is_none() => {
             app.count_compressed();
             compress_response(response, encoding).await
         }
         _ => response,
-    };
-    paced(response, app.link.clone())
+    }
 }
 
 async fn answer(
@@ -90,12 +95,7 @@ async fn answer(
         }
         FaultKind::TruncatedBody => {
             // Cut after compression, as a connection breaking under the front end would.
-            let mut response = next.run(request).await;
-            if let Some(encoding) = encoding {
-                app.count_compressed();
-                response = compress_response(response, encoding).await;
-            }
-            truncate(response, connection).await
+            truncate(encode(app, next.run(request).await, encoding).await, connection).await
         }
         FaultKind::MalformedBody => php_body(StatusCode::OK, PHP_FATAL),
         FaultKind::CorruptGzip => corrupt_gzip(),
