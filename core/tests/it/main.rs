@@ -11,7 +11,6 @@ mod chaos;
 mod compression;
 mod errors;
 mod fixtures;
-mod logging;
 mod network;
 mod operations;
 mod properties;

@@ -1,9 +1,15 @@
 //! Debug logs say what happened (requests, retries, renewals) and never hold a secret.
 
+// A test binary of its own: the test sets a thread-local subscriber, and tracing caches each
+// log site's interest process-wide, so beside the other tests (in tests/it) a site first hit
+// on another thread could be left off and the test fail now and then.
+#[path = "it/common/mod.rs"]
+mod common;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use crate::common::*;
+use common::*;
 use monapi_emulator::{FaultKind, Faults};
 
 #[derive(Clone, Default)]
