@@ -17,6 +17,13 @@ use tokio::time::Instant;
 /// The most bytes sent at once: small enough that connections sharing the link interleave.
 const PIECE: usize = 16 * 1024;
 
+/// How late the next piece may ask for the link and still follow the last one without a gap.
+/// A piece is written when its timer fires, always a little after the moment asked for;
+/// without this the link would lose that lateness at every piece (a millisecond in 2.6 of a
+/// 16 KiB piece at 50 Mbit/s) and carry a third less than its bandwidth. A link idle for
+/// longer starts afresh, with no credit to send faster than its bandwidth.
+const CATCH_UP: Duration = Duration::from_millis(20);
+
 /// The link's settings and the moment it is next free.
 #[derive(Default)]
 pub(crate) struct Link {
@@ -60,7 +67,7 @@ impl Link {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let bps = state.bandwidth?;
         let now = Instant::now();
-        let start = state.free_at.filter(|free| *free > now).unwrap_or(now);
+        let start = state.free_at.filter(|free| *free + CATCH_UP > now).unwrap_or(now);
         let done = start + Duration::from_secs_f64(bytes as f64 * 8.0 / bps);
         state.free_at = Some(done);
         Some(done)
@@ -119,5 +126,20 @@ mod tests {
         assert_eq!(second.duration_since(first), Duration::from_secs(1));
         link.set(None, Duration::ZERO);
         assert_eq!(link.reserve(1_000_000), None);
+    }
+
+    #[test]
+    fn a_busy_link_loses_no_time_to_late_timers() {
+        let link = Link::new(Some(8.0), Duration::ZERO);
+        let first = link.reserve(1_000).unwrap();
+        // The next piece asks a little after the first was done: it follows it at once.
+        std::thread::sleep(first.saturating_duration_since(Instant::now()) + Duration::from_millis(2));
+        let second = link.reserve(1_000).unwrap();
+        assert_eq!(second.duration_since(first), Duration::from_millis(1));
+        // After a pause longer than the catch-up, the link starts from now.
+        std::thread::sleep(CATCH_UP + Duration::from_millis(5));
+        let before = Instant::now();
+        let third = link.reserve(1_000).unwrap();
+        assert!(third.duration_since(before) >= Duration::from_millis(1));
     }
 }
