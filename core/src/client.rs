@@ -10,7 +10,7 @@ use crate::model::{
     ServiceReport, ServiceTask, SiteReport, SiteTask, User, UserGroup,
 };
 use crate::settings::Settings;
-use crate::transport::{RawResponse, Transport};
+use crate::transport::{Decoded, Decoder, RawResponse, Transport};
 use crate::{Request, Result, Token};
 
 /// A client of the monitoring service. Cheap to clone (clones share the connection pool and
@@ -149,6 +149,43 @@ impl Client {
     /// Sends one operation and returns the body as the service sent it (after checking that
     /// it is not an error). Input is validated first; nothing is sent when it is bad.
     pub async fn execute(&self, request: &Request) -> Result<RawResponse> {
+        let (raw, _) = self.send::<()>(request, None).await?;
+        Ok(raw)
+    }
+
+    /// [`execute`](Self::execute), the body read by `decoder` as it arrives; a body that is
+    /// not what it reads is a [`Error::Decode`](crate::Error::Decode).
+    pub(crate) async fn execute_decoded<T: Send + 'static>(
+        &self,
+        request: &Request,
+        decoder: &Decoder<T>,
+    ) -> Result<(RawResponse, T)> {
+        let (raw, decoded) = self.send(request, Some(decoder)).await?;
+        let decoded = match decoded {
+            Some(decoded) => decoded,
+            // A reshaped body (PHP's empty forms) that the decoder reads otherwise: read
+            // again, whole, aside from the tasks of the runtime.
+            None => {
+                let body = raw.body().clone();
+                let decoder = decoder.clone();
+                match tokio::task::spawn_blocking(move || decoder.read(body)).await {
+                    Ok(decoded) => decoded,
+                    Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                    Err(_) => return Err(crate::Error::Aborted),
+                }
+            }
+        };
+        match decoded {
+            Ok(value) => Ok((raw, value)),
+            Err(error) => Err(raw.decode_error(error)),
+        }
+    }
+
+    async fn send<T: Send + 'static>(
+        &self,
+        request: &Request,
+        decoder: Option<&Decoder<T>>,
+    ) -> Result<Decoded<T>> {
         let mut prepared = request.prepare()?;
         prepared.timeout = self.timeout;
         let Inner { transport, auth, .. } = &*self.inner;
@@ -156,12 +193,15 @@ impl Client {
             transport.redactor.add(secret.expose());
         }
         let token = auth.valid_token(transport).await?;
-        match transport.send(&prepared, Some(&token.access_token)).await {
+        match transport
+            .send_decoded(&prepared, Some(&token.access_token), decoder)
+            .await
+        {
             Err(error) if error.is_token_rejected() => {
                 tracing::debug!(target: "monapi", endpoint = %prepared.endpoint, "access token rejected; renewing it and repeating the call once");
                 let fresh = auth.renew(transport, Some(token)).await?;
                 transport
-                    .send(&prepared, Some(&fresh.access_token))
+                    .send_decoded(&prepared, Some(&fresh.access_token), decoder)
                     .await
                     .map_err(|error| {
                         if error.is_token_rejected() {
@@ -175,9 +215,6 @@ impl Client {
         }
     }
 
-    /// Makes sure the client holds a token that is not about to expire (logging in or
-    /// refreshing if needed), so that many calls started together do not each fail the same
-    /// way when the credentials are wrong.
     #[cfg(feature = "arrow")]
     pub(crate) async fn ensure_token(&self) -> Result<()> {
         let Inner { transport, auth, .. } = &*self.inner;
@@ -207,20 +244,21 @@ impl Client {
 
     /// The report of a service task over `range`.
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<ServiceReport> {
-        self.execute(&Request::ServiceReport { task_id, range })
-            .await?
-            .json()
+        let (_, report) = self
+            .execute_decoded(&Request::ServiceReport { task_id, range }, &Decoder::json())
+            .await?;
+        Ok(report)
     }
 
     /// The report of a site task over `range`, for the monitoring points `monitor` selects.
     pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteReport> {
-        self.execute(&Request::SiteReport {
+        let request = Request::SiteReport {
             task_id,
             range,
             monitor,
-        })
-        .await?
-        .json()
+        };
+        let (_, report) = self.execute_decoded(&request, &Decoder::json()).await?;
+        Ok(report)
     }
 
     /// The response-time distribution of a site task over `range`.

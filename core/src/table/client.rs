@@ -12,7 +12,8 @@ use chrono::{FixedOffset, NaiveDate, Utc};
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamExt};
 
-use super::SiteTables;
+use super::{Body, SiteTables};
+use crate::transport::Decoder;
 use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
 
 /// Tasks fetched at once by the bulk calls unless [`BulkOptions::concurrency`] says otherwise.
@@ -337,8 +338,11 @@ impl Tables {
     pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
         let request = Request::ResponseTimeDistribution { task_id, range };
-        let raw = self.client.execute(&request).await?;
-        super::distribution::build(task_id, raw.body()).map_err(|e| raw.decode_error(e))
+        let decoder = Decoder::new(true, move |body| {
+            super::distribution::build(task_id, Body::Arriving(body))
+        });
+        let (_, table) = self.client.execute_decoded(&request, &decoder).await?;
+        Ok(table)
     }
 
     /// The service reports of many tasks over one `range`: see [`BulkTables`].
@@ -479,14 +483,14 @@ fn first_day(range: DateRange) -> NaiveDate {
 }
 
 async fn service_report(client: &Client, task_id: u64, range: DateRange) -> Result<Fetched<RecordBatch>> {
-    let raw = client.execute(&Request::ServiceReport { task_id, range }).await?;
     let timezone = client.timezone();
-    built_aside(move || {
-        let table = super::service::build(task_id, raw.body(), first_day(range), timezone)
-            .map_err(|e| raw.decode_error(e))?;
-        Ok(fetched(&raw, table.num_rows(), table))
-    })
-    .await
+    let decoder = Decoder::new(true, move |body| {
+        super::service::build(task_id, Body::Arriving(body), first_day(range), timezone)
+    });
+    let (raw, table) = client
+        .execute_decoded(&Request::ServiceReport { task_id, range }, &decoder)
+        .await?;
+    Ok(fetched(&raw, table.num_rows(), table))
 }
 
 async fn site_report(
@@ -500,30 +504,13 @@ async fn site_report(
         range,
         monitor,
     };
-    let raw = client.execute(&request).await?;
     let timezone = client.timezone();
-    built_aside(move || {
-        let tables = super::site::build(task_id, raw.body(), timezone).map_err(|e| raw.decode_error(e))?;
-        let rows =
-            tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
-        Ok(fetched(&raw, rows, tables))
-    })
-    .await
-}
-
-/// Runs a table's build on tokio's blocking pool rather than on the task that fetched it. A
-/// bulk call polls all its fetches from one task, so built in place its tables would be built
-/// one after the other on one thread (and on one core: the Python package runs a single worker
-/// on two cores); aside, they are built on every core while the workers go on receiving the
-/// other answers. A build is a few milliseconds of CPU, never waiting, and is not cancelled
-/// when its call is (it sends nothing).
-async fn built_aside<T: Send + 'static>(build: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    match tokio::task::spawn_blocking(build).await {
-        Ok(result) => result,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        // Only when the runtime shuts down, which ends the call.
-        Err(_) => Err(Error::Aborted),
-    }
+    let decoder = Decoder::new(true, move |body| {
+        super::site::build(task_id, Body::Arriving(body), timezone)
+    });
+    let (raw, tables) = client.execute_decoded(&request, &decoder).await?;
+    let rows = tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
+    Ok(fetched(&raw, rows, tables))
 }
 
 fn fetched<T>(raw: &RawResponse, rows: usize, table: T) -> Fetched<T> {

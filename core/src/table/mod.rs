@@ -118,6 +118,7 @@ pub use client::{
     DEFAULT_CONCURRENCY,
 };
 
+use crate::transport::BodyReader;
 use crate::{Endpoint, Error, MonitorPoint, Result, ServiceTask, SiteTask};
 
 /// The three tables of a site report.
@@ -347,7 +348,8 @@ pub fn service_report(
     start: NaiveDate,
     timezone: FixedOffset,
 ) -> Result<RecordBatch> {
-    service::build(task_id, body, start, timezone).map_err(|e| decode_error(Endpoint::ServiceReport, body, e))
+    service::build(task_id, Body::Whole(body), start, timezone)
+        .map_err(|e| decode_error(Endpoint::ServiceReport, body, e))
 }
 
 /// A site report's body (JSON) as its three tables.
@@ -362,7 +364,7 @@ pub fn service_report(
 /// # Ok::<(), monapi::Error>(())
 /// ```
 pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<SiteTables> {
-    site::build(task_id, body, timezone).map_err(|e| decode_error(Endpoint::SiteReport, body, e))
+    site::build(task_id, Body::Whole(body), timezone).map_err(|e| decode_error(Endpoint::SiteReport, body, e))
 }
 
 /// A response-time distribution's body (JSON) as a table, buckets by lower bound.
@@ -374,7 +376,8 @@ pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<S
 /// # Ok::<(), monapi::Error>(())
 /// ```
 pub fn response_time_distribution(task_id: u64, body: &[u8]) -> Result<RecordBatch> {
-    distribution::build(task_id, body).map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
+    distribution::build(task_id, Body::Whole(body))
+        .map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
 }
 
 fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Error {
@@ -385,14 +388,43 @@ fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Er
     }
 }
 
-/// Reads all of `body` with `seed`: one JSON value and nothing after it.
-fn decode<'de, S: serde::de::DeserializeSeed<'de>>(body: &'de [u8], seed: S) -> serde_json::Result<S::Value> {
-    // One check of the whole body as UTF-8 is cheaper than serde_json's check of each string.
-    let text = std::str::from_utf8(body).map_err(|e| {
-        <serde_json::Error as serde::de::Error>::custom(format!("the body is not UTF-8 text: {e}"))
-    })?;
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = seed.deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(value)
+/// A body to build a table from: whole, or as it arrives.
+pub(crate) enum Body<'a> {
+    Whole(&'a [u8]),
+    Arriving(&'a mut BodyReader),
+}
+
+impl<'de> Body<'de> {
+    /// Its length, when known.
+    fn len(&self) -> Option<usize> {
+        match self {
+            Body::Whole(body) => Some(body.len()),
+            Body::Arriving(_) => None,
+        }
+    }
+
+    /// Reads all of it with `seed`: one JSON value and nothing after it.
+    fn decode<S: serde::de::DeserializeSeed<'de>>(self, seed: S) -> serde_json::Result<S::Value> {
+        match self {
+            Body::Whole(body) => {
+                // One check of the whole body as UTF-8 is cheaper than serde_json's check of
+                // each string.
+                let text = std::str::from_utf8(body).map_err(|e| {
+                    <serde_json::Error as serde::de::Error>::custom(format!(
+                        "the body is not UTF-8 text: {e}"
+                    ))
+                })?;
+                let mut deserializer = serde_json::Deserializer::from_str(text);
+                let value = seed.deserialize(&mut deserializer)?;
+                deserializer.end()?;
+                Ok(value)
+            }
+            Body::Arriving(reader) => {
+                let mut deserializer = serde_json::Deserializer::from_reader(reader);
+                let value = seed.deserialize(&mut deserializer)?;
+                deserializer.end()?;
+                Ok(value)
+            }
+        }
+    }
 }

@@ -11,17 +11,18 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 
 use super::columns::{empty_list, midnight, timestamps, Interner};
+use super::Body;
 use crate::model::de::{trimmed, Measure};
 
 pub(super) fn build(
     task_id: u64,
-    body: &[u8],
+    body: Body<'_>,
     start: NaiveDate,
     timezone: FixedOffset,
 ) -> serde_json::Result<RecordBatch> {
     // A row takes some 20 bytes of the body: room for most rows at once saves the copies of
     // growing columns.
-    let rows = body.len() / 24;
+    let rows = body.len().unwrap_or(0) / 24;
     let mut builder = Builder {
         task_id,
         start: midnight(start, timezone),
@@ -39,7 +40,7 @@ pub(super) fn build(
         record_names: Vec::new(),
         record_fields: 0,
     };
-    super::decode(body, Report(&mut builder))?;
+    body.decode(Report(&mut builder))?;
     Ok(builder.finish(timezone))
 }
 

@@ -15,13 +15,13 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 
 use super::columns::{empty_list, timestamps, Interner};
-use super::SiteTables;
+use super::{Body, SiteTables};
 use crate::model::de::{self as lenient, Measure};
 use crate::model::{Fault, FaultEnd};
 
-pub(super) fn build(task_id: u64, body: &[u8], timezone: FixedOffset) -> serde_json::Result<SiteTables> {
+pub(super) fn build(task_id: u64, body: Body<'_>, timezone: FixedOffset) -> serde_json::Result<SiteTables> {
     let mut builder = Builder::default();
-    super::decode(body, Points(&mut builder))?;
+    body.decode(Points(&mut builder))?;
     Ok(builder.finish(task_id, timezone))
 }
 

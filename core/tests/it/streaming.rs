@@ -1,0 +1,134 @@
+//! Answers decoded as they arrive: the tables and typed reports read while the body crosses a
+//! paced link are exactly what the whole body gives; a body that breaks or arrives corrupt
+//! half-way is read again from its start, without rows doubled; a decoder never outlives its
+//! call.
+
+use chrono::NaiveDate;
+use monapi::{table, DateRange, Monitor, Request, ServiceReport, SiteReport};
+use monapi_emulator::{Config, Emulator, FaultKind, Faults};
+
+use crate::common::*;
+
+fn week() -> DateRange {
+    let start = NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+    DateRange::new(start, NaiveDate::from_ymd_opt(2026, 11, 7).unwrap())
+}
+
+/// An emulator whose answers arrive in paced pieces, gzipped (its default).
+async fn paced() -> Emulator {
+    emulator_with(Config {
+        bandwidth_mbps: Some(400.0),
+        ..Config::default()
+    })
+    .await
+}
+
+#[tokio::test]
+async fn tables_read_as_they_arrive_equal_the_whole_body() {
+    let emu = paced().await;
+    let client = client(&emu);
+    let tz = client.timezone();
+    let service = Request::ServiceReport {
+        task_id: 10001,
+        range: week(),
+    };
+    let body = client.execute(&service).await.unwrap().body().clone();
+    assert!(body.len() > 1_000_000, "several hundred pieces: {}", body.len());
+    let whole = table::service_report(10001, &body, week().start.unwrap(), tz).unwrap();
+    assert!(whole.num_rows() > 100_000);
+    assert_eq!(
+        client.tables().service_report(10001, week()).await.unwrap(),
+        whole
+    );
+
+    let site = Request::SiteReport {
+        task_id: 20001,
+        range: week(),
+        monitor: Monitor::All,
+    };
+    let body = client.execute(&site).await.unwrap().body().clone();
+    assert_eq!(
+        client
+            .tables()
+            .site_report(20001, week(), Monitor::All)
+            .await
+            .unwrap(),
+        table::site_report(20001, &body, tz).unwrap()
+    );
+
+    let distribution = Request::ResponseTimeDistribution {
+        task_id: 20001,
+        range: week(),
+    };
+    let body = client.execute(&distribution).await.unwrap().body().clone();
+    assert_eq!(
+        client
+            .tables()
+            .response_time_distribution(20001, week())
+            .await
+            .unwrap(),
+        table::response_time_distribution(20001, &body).unwrap()
+    );
+}
+
+#[tokio::test]
+async fn typed_reports_read_as_they_arrive_equal_the_whole_body() {
+    let emu = paced().await;
+    let client = client(&emu);
+    let service = Request::ServiceReport {
+        task_id: 10001,
+        range: week(),
+    };
+    let whole: ServiceReport = client.execute(&service).await.unwrap().json().unwrap();
+    assert_eq!(client.service_report(10001, week()).await.unwrap(), whole);
+    let site = Request::SiteReport {
+        task_id: 20001,
+        range: week(),
+        monitor: Monitor::All,
+    };
+    let whole: SiteReport = client.execute(&site).await.unwrap().json().unwrap();
+    assert_eq!(
+        client.site_report(20001, week(), Monitor::All).await.unwrap(),
+        whole
+    );
+}
+
+#[tokio::test]
+async fn a_body_broken_half_way_is_read_again_from_its_start() {
+    let emu = paced().await;
+    let client = client(&emu);
+    let expected = client.tables().service_report(10001, week()).await.unwrap();
+    let typed = client.service_report(10001, week()).await.unwrap();
+    for fault in [
+        FaultKind::TruncatedBody,
+        FaultKind::CorruptGzip,
+        FaultKind::DropConnection,
+    ] {
+        emu.set_faults(Faults {
+            next: vec![fault],
+            ..Faults::default()
+        })
+        .unwrap();
+        let before = emu.counters().service_report;
+        assert_eq!(
+            client.tables().service_report(10001, week()).await.unwrap(),
+            expected,
+            "{fault:?}"
+        );
+        assert_eq!(
+            emu.counters().service_report,
+            before + 2,
+            "{fault:?}: retried once"
+        );
+        emu.set_faults(Faults {
+            next: vec![fault],
+            ..Faults::default()
+        })
+        .unwrap();
+        assert_eq!(
+            client.service_report(10001, week()).await.unwrap(),
+            typed,
+            "{fault:?}"
+        );
+    }
+}
