@@ -17,7 +17,8 @@
 #                 profile, and release builds cost minutes; the wheel users get is python-build's
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller), then the
 #                 notebook examples/analysis.ipynb, its plots as PNG files in examples/output/
-#   python-bench  bench/python/bench.py against the release-built emulator, then the A/B of
+#   python-bench  bench/python/bench.py against the release-built emulator, bench/python/network.py
+#                 on loopback and on the wide-area profile (50 Mbit/s, 40 ms), then the A/B of
 #                 the asyncio bridge (bench/python/bridge.py) against `monapi serve`; the wheel
 #                 it installs has the cargo feature bench-bridge (hidden A/B functions)
 
@@ -128,4 +129,6 @@ python-bench: python-env
 	rm -f $(PY_INSTALLED)
 	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/bench.py
+	$(PY) bench/python/network.py --serve $(PY_TARGET_DIR)/release/monapi --profile loopback
+	$(PY) bench/python/network.py --serve $(PY_TARGET_DIR)/release/monapi --profile wan
 	$(PY) bench/python/bridge.py --serve $(PY_TARGET_DIR)/release/monapi

@@ -161,6 +161,17 @@ def raw_socket_get(base: str, path_and_query: str) -> Callable[[], bytes]:
     return get
 
 
+def demo_credentials(base_url: str) -> dict[str, Any]:
+    """The emulator's demo account, as `monapi.Client` takes it."""
+    return {
+        "base_url": base_url,
+        "client_id": monapi.testing.DEMO_CLIENT_ID,
+        "client_secret": monapi.testing.DEMO_CLIENT_SECRET,
+        "username": monapi.testing.DEMO_USERNAME,
+        "password": monapi.testing.DEMO_PASSWORD,
+    }
+
+
 def machine() -> dict[str, str]:
     cpu = "unknown"
     try:
@@ -194,13 +205,7 @@ def main() -> int:
 
     server = Server(args.serve)
     base = server.base_url
-    credentials: dict[str, Any] = {
-        "base_url": base,
-        "client_id": monapi.testing.DEMO_CLIENT_ID,
-        "client_secret": monapi.testing.DEMO_CLIENT_SECRET,
-        "username": monapi.testing.DEMO_USERNAME,
-        "password": monapi.testing.DEMO_PASSWORD,
-    }
+    credentials = demo_credentials(base)
     client = monapi.Client(**credentials)
     token = client.login()["access_token"]
     day = datetime.date.today() - datetime.timedelta(days=1)
