@@ -2,9 +2,13 @@
 //! carries the calls, and how many connections one client opens. Their environment variables
 //! and the words of their errors live here, once, for every language.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
 
 use crate::{Error, Result, Secret};
 
@@ -186,10 +190,19 @@ pub(crate) fn extra_certificates(
         )?;
         append(&mut pem, &bytes);
     }
+    // A file named by two variables (SSL_CERT_FILE and REQUESTS_CA_BUNDLE often name the
+    // same bundle) is read once.
+    let mut named = HashSet::new();
     for variable in language.ca_variables() {
-        if let Some(path) = env(variable) {
-            let bytes = read_bundle(Path::new(&path), variable)?;
-            certificates_in(&bytes, variable, "names a file that holds no PEM certificate")?;
+        if let Some(path) = env(variable)
+            && named.insert(path.clone())
+        {
+            let path = Path::new(&path);
+            let bytes = read_checked(path, || {
+                let bytes = read_bundle(path, variable)?;
+                certificates_in(&bytes, variable, "names a file that holds no PEM certificate")?;
+                Ok(bytes)
+            })?;
             append(&mut pem, &bytes);
         }
     }
@@ -202,24 +215,66 @@ pub(crate) fn extra_certificates(
                     format!("names {} which is not a directory", dir.display()),
                 ));
             }
-            // As OpenSSL reads such a directory: every file of certificates in it (others,
-            // such as a README or a key, are skipped).
-            let mut entries: Vec<_> = std::fs::read_dir(&dir)
-                .map_err(|e| unreadable("SSL_CERT_DIR", &dir, &e))?
-                .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|path| path.is_file())
-                .collect();
-            entries.sort();
-            for path in entries {
-                if let Ok(bytes) = std::fs::read(&path)
-                    && certificates_in(&bytes, "SSL_CERT_DIR", "").is_ok()
-                {
-                    append(&mut pem, &bytes);
-                }
-            }
+            let bytes = read_checked(&dir, || certificate_directory(&dir))?;
+            pem.extend_from_slice(&bytes);
         }
     }
     Ok(pem)
+}
+
+/// Every file of certificates in `dir`, as OpenSSL reads such a directory (others, such as a
+/// README or a key, are skipped).
+fn certificate_directory(dir: &Path) -> Result<Vec<u8>> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| unreadable("SSL_CERT_DIR", dir, &e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file())
+        .collect();
+    entries.sort();
+    let mut pem = Vec::new();
+    for path in entries {
+        if let Ok(bytes) = std::fs::read(&path)
+            && certificates_in(&bytes, "SSL_CERT_DIR", "").is_ok()
+        {
+            append(&mut pem, &bytes);
+        }
+    }
+    Ok(pem)
+}
+
+/// What `read` gives for `path` (a file or a directory), read once per process while the
+/// path keeps its length and time of change: every client reads the certificate variables,
+/// and where they name the system's bundle and directory (as many images set them) reading
+/// and checking them again took ten milliseconds a client. A directory's time changes when a
+/// file is added, removed or renamed into it, as `update-ca-certificates` does.
+fn read_checked(path: &Path, read: impl FnOnce() -> Result<Vec<u8>>) -> Result<Arc<Vec<u8>>> {
+    /// A path's length and time of change, and what was read there.
+    struct Known {
+        stamp: (u64, Option<std::time::SystemTime>),
+        bytes: Arc<Vec<u8>>,
+    }
+    static KNOWN: Mutex<Option<HashMap<PathBuf, Known>>> = Mutex::new(None);
+    let stamp = std::fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.len(), meta.modified().ok()));
+    let known = |cache: &mut Option<HashMap<PathBuf, Known>>| {
+        let known = cache.get_or_insert_default().get(path)?;
+        (Some(known.stamp) == stamp).then(|| known.bytes.clone())
+    };
+    if let Some(bytes) = known(&mut KNOWN.lock().unwrap_or_else(|e| e.into_inner())) {
+        return Ok(bytes);
+    }
+    // Read with the lock released; a failed read is not kept.
+    let bytes = Arc::new(read()?);
+    if let Some(stamp) = stamp {
+        let known = Known {
+            stamp,
+            bytes: bytes.clone(),
+        };
+        let mut cache = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        cache.get_or_insert_default().insert(path.to_path_buf(), known);
+    }
+    Ok(bytes)
 }
 
 fn append(pem: &mut Vec<u8>, bytes: &[u8]) {
@@ -265,17 +320,31 @@ fn certificates_in(pem: &[u8], field: &str, rule: &str) -> Result<Vec<reqwest::C
 /// `rustls-native-certs` finds it (the distribution's bundle on Linux, the keychain on macOS,
 /// the certificate store on Windows), keeping only those the TLS library can use (system
 /// stores hold a few ancient ones it cannot).
-fn system_roots() -> &'static [reqwest::Certificate] {
-    static ROOTS: OnceLock<Vec<reqwest::Certificate>> = OnceLock::new();
+struct SystemRoots {
+    certificates: Vec<reqwest::Certificate>,
+    /// Their DER forms: a certificate given again (`SSL_CERT_FILE` naming the system's own
+    /// bundle, as many images set it) is not parsed and added a second time.
+    ders: HashSet<Vec<u8>>,
+}
+
+fn system_roots() -> &'static SystemRoots {
+    static ROOTS: OnceLock<SystemRoots> = OnceLock::new();
     ROOTS.get_or_init(|| {
         let found = system_store(&|name| std::env::var_os(name));
         let mut usable = rustls::RootCertStore::empty();
-        found
-            .certs
-            .into_iter()
-            .filter(|der| usable.add(der.clone()).is_ok())
-            .filter_map(|der| reqwest::Certificate::from_der(&der).ok())
-            .collect()
+        let mut roots = SystemRoots {
+            certificates: Vec::new(),
+            ders: HashSet::new(),
+        };
+        for der in found.certs {
+            if usable.add(der.clone()).is_ok()
+                && let Ok(certificate) = reqwest::Certificate::from_der(&der)
+            {
+                roots.certificates.push(certificate);
+                roots.ders.insert(der.to_vec());
+            }
+        }
+        roots
     })
 }
 
@@ -314,13 +383,26 @@ pub(crate) fn configure(
     let system = system_roots();
     let mut builder = builder
         .tls_built_in_root_certs(false)
-        .tls_built_in_webpki_certs(system.is_empty());
-    for certificate in system {
+        .tls_built_in_webpki_certs(system.certificates.is_empty());
+    for certificate in &system.certificates {
         builder = builder.add_root_certificate(certificate.clone());
     }
-    if !extra_pem.is_empty() {
+    // Each certificate once: the TLS library parses every one it is given, a millisecond for
+    // a few dozen, at every client built.
+    let mut added = HashSet::new();
+    for der in CertificateDer::pem_slice_iter(extra_pem) {
         // Checked where it came from (see `extra_certificates`).
-        for certificate in certificates_in(extra_pem, "ca_bundle", "holds no PEM certificate")? {
+        let der = der.map_err(|_| {
+            Error::invalid_input(
+                None,
+                "ca_bundle",
+                "holds a damaged PEM certificate (it cannot be decoded)",
+            )
+        })?;
+        if !system.ders.contains(der.as_ref()) && added.insert(der.to_vec()) {
+            let certificate = reqwest::Certificate::from_der(&der).map_err(|_| {
+                Error::invalid_input(None, "ca_bundle", "holds a certificate that cannot be read")
+            })?;
             builder = builder.add_root_certificate(certificate);
         }
     }
@@ -399,6 +481,37 @@ mod tests {
         }
         assert!(check_proxy(&Secret::new("http://u:pw@proxy.corp:3128")).is_ok());
         assert!(check_proxy(&Secret::new("https://proxy.corp")).is_ok());
+    }
+
+    /// A bundle named by the variables is read once per process while it stays as it is, and
+    /// again when it changes; two variables naming one file give its certificates once.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_bundle_is_read_again_when_it_changes() {
+        let system = std::fs::read_to_string("/etc/ssl/certs/ca-certificates.crt").unwrap();
+        let end = "-----END CERTIFICATE-----\n";
+        let blocks: Vec<&str> = system
+            .split_inclusive(end)
+            .filter_map(|block| block.find("-----BEGIN").map(|at| &block[at..]))
+            .take(2)
+            .collect();
+        let path = std::env::temp_dir().join(format!("monapi-bundle-{}.pem", std::process::id()));
+        let text = path.to_string_lossy().into_owned();
+        let env = |name: &str| {
+            ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"]
+                .contains(&name)
+                .then(|| text.clone())
+        };
+        std::fs::write(&path, blocks[0]).unwrap();
+        let first = extra_certificates(None, Language::Python, &env).unwrap();
+        assert_eq!(first, blocks[0].as_bytes(), "once, though named twice");
+        std::fs::write(&path, blocks.concat()).unwrap();
+        let second = extra_certificates(None, Language::Python, &env).unwrap();
+        assert_eq!(second, blocks.concat().as_bytes());
+        std::fs::write(&path, "no certificate\n").unwrap();
+        let error = extra_certificates(None, Language::Python, &env).unwrap_err();
+        assert_eq!(error.field(), Some("SSL_CERT_FILE"), "{error}");
+        std::fs::remove_file(&path).unwrap();
     }
 
     /// `SSL_CERT_FILE` adds to the system's store: with it set, the store is still read
