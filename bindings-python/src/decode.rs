@@ -25,7 +25,7 @@ struct Builder<'a, 'py> {
     tape: Current<'a>,
     pos: usize,
     /// Where the next chunks come from, when the body is parsed while this builds.
-    chunks: Option<Receiver<Chunk>>,
+    source: Source<'a>,
     /// What a parse error (reported with a later chunk) becomes.
     decode_error: &'a dyn Fn(serde_json::Error) -> PyErr,
     caches: &'a mut Caches,
@@ -36,7 +36,27 @@ struct Builder<'a, 'py> {
 /// A chunk of a tape from [`parse_chunked`], or the error that ended the parse.
 type Chunk = Result<Tape, serde_json::Error>;
 
-enum Current<'a> {
+/// Where the chunks of a tape after the first come from.
+pub enum Source<'a> {
+    /// Nowhere: the tape is whole.
+    Whole,
+    /// A whole body parsed on another thread ([`parse_chunked`]).
+    Parsed(Receiver<Chunk>),
+    /// A body parsed as it arrives; a build it interrupts fails, and it knows why.
+    Arriving(&'a mut (dyn Arriving + 'static)),
+}
+
+/// An answer whose tape comes as the body arrives (`arriving.rs`).
+pub trait Arriving: Send {
+    /// The next chunk of the tape being built; None when something else came (the build is
+    /// interrupted).
+    fn next_chunk(&mut self, py: Python<'_>) -> PyResult<Option<Tape>>;
+
+    /// Its Python objects, once the call has ended.
+    fn into_py(self: Box<Self>, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+pub enum Current<'a> {
     Whole(&'a Tape),
     Chunk(Tape),
 }
@@ -64,24 +84,23 @@ impl<'py> Builder<'_, 'py> {
     /// Waits (without the GIL) for the next chunk of the tape.
     #[cold]
     fn next_chunk(&mut self) -> PyResult<()> {
-        let Some(chunks) = self.chunks.take() else {
-            return Err(PyValueError::new_err("malformed tape: it ends inside a value"));
+        let chunk = match &mut self.source {
+            Source::Whole => return Err(PyValueError::new_err("malformed tape: it ends inside a value")),
+            // Moved in as `&mut`: a shared `Receiver` cannot cross threads.
+            Source::Parsed(chunks) => match self.py.detach(move || chunks.recv()) {
+                Ok(Ok(chunk)) => chunk,
+                Ok(Err(error)) => return Err((self.decode_error)(error)),
+                // The parse panicked (a bug): an error, as every other panic.
+                Err(_) => return Err(panic_error(self.py, "the thread parsing the response stopped")),
+            },
+            Source::Arriving(arrival) => match arrival.next_chunk(self.py)? {
+                Some(chunk) => chunk,
+                None => return Err(PyValueError::new_err("the build was interrupted")),
+            },
         };
-        let (chunks, message) = self.py.detach(move || {
-            let message = chunks.recv();
-            (chunks, message)
-        });
-        self.chunks = Some(chunks);
-        match message {
-            Ok(Ok(chunk)) => {
-                self.tape = Current::Chunk(chunk);
-                self.pos = 0;
-                Ok(())
-            }
-            Ok(Err(error)) => Err((self.decode_error)(error)),
-            // The parse panicked (a bug): an error, as every other panic.
-            Err(_) => Err(panic_error(self.py, "the thread parsing the response stopped")),
-        }
+        self.tape = Current::Chunk(chunk);
+        self.pos = 0;
+        Ok(())
     }
 
     fn value(&mut self, node: Node) -> PyResult<Bound<'py, PyAny>> {
@@ -189,18 +208,19 @@ impl<'py> Builder<'_, 'py> {
 
 /// Builds the Python objects of a parsed body: dicts (keys in the order sent), lists,
 /// `str`, `int`, `float`, `bool`, `None`, values exactly as sent. `tape` is the whole tape,
-/// or its first chunk with `chunks` bringing the rest.
-fn build<'py>(
+/// or its first chunk with `source` bringing the rest; `body` is the text its strings point
+/// into (none when they were copied into the tape).
+pub fn build<'py>(
     py: Python<'py>,
     body: &[u8],
     tape: Current<'_>,
-    chunks: Option<Receiver<Chunk>>,
+    source: Source<'_>,
     decode_error: &dyn Fn(serde_json::Error) -> PyErr,
 ) -> PyResult<Bound<'py, PyAny>> {
     // The objects built here hold no reference cycles: the cyclic garbage collector, which
     // allocating thousands of dicts would otherwise set off again and again, has nothing to
     // find in them. It is paused for large bodies and resumed after (its counts still add up).
-    let large = body.len() >= GC_PAUSE_FROM;
+    let large = body.len() >= GC_PAUSE_FROM || matches!(source, Source::Arriving(_));
     let _paused = large.then(GcPause::new);
     let run = |caches: &mut Caches| {
         let mut builder = Builder {
@@ -208,7 +228,7 @@ fn build<'py>(
             body,
             tape,
             pos: 0,
-            chunks,
+            source,
             decode_error,
             caches,
             items: Vec::new(),
@@ -227,7 +247,7 @@ fn build<'py>(
 pub fn json_to_py<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let value_error = |error: serde_json::Error| PyValueError::new_err(error.to_string());
     let tape = Tape::parse(bytes).map_err(value_error)?;
-    build(py, bytes, Current::Whole(&tape), None, &value_error)
+    build(py, bytes, Current::Whole(&tape), Source::Whole, &value_error)
 }
 
 /// Bodies from this size on are built with the cyclic GC paused.
@@ -272,6 +292,8 @@ pub enum Parsed {
         raw: RawResponse,
         chunks: Receiver<Chunk>,
     },
+    /// Still arriving: built as it comes.
+    Arriving(Box<dyn Arriving>),
 }
 
 impl Parsed {
@@ -307,10 +329,18 @@ impl Parsed {
 
     pub fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self {
+            Parsed::Arriving(arrival) => arrival.into_py(py),
             Parsed::Whole { raw, tape } => {
                 let decode_error = |error: serde_json::Error| to_pyerr(py, raw.decode_error(error));
                 let tape = tape.map_err(decode_error)?;
-                build(py, raw.body(), Current::Whole(&tape), None, &decode_error).map(Bound::unbind)
+                build(
+                    py,
+                    raw.body(),
+                    Current::Whole(&tape),
+                    Source::Whole,
+                    &decode_error,
+                )
+                .map(Bound::unbind)
             }
             Parsed::Streamed { raw, chunks } => {
                 let decode_error = |error: serde_json::Error| to_pyerr(py, raw.decode_error(error));
@@ -318,7 +348,7 @@ impl Parsed {
                     py,
                     raw.body(),
                     Current::Chunk(Tape::default()),
-                    Some(chunks),
+                    Source::Parsed(chunks),
                     &decode_error,
                 )
                 .map(Bound::unbind)
@@ -358,7 +388,7 @@ pub fn _loads_chunked<'py>(py: Python<'py>, data: &[u8], chunk_nodes: usize) -> 
         py,
         data,
         Current::Chunk(Tape::default()),
-        Some(chunks),
+        Source::Parsed(chunks),
         &value_error,
     )
 }

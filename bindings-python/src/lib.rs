@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 mod args;
+mod arriving;
 #[cfg(feature = "bench-bridge")]
 mod bench_bridge;
 mod blocking;

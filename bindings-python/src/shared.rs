@@ -10,6 +10,7 @@ use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::PyTraverseError;
 
+use crate::arriving::Arrival;
 use crate::decode::Parsed;
 use crate::errors::{new_error, to_pyerr};
 use crate::job::{BoxFuture, Job, Parse};
@@ -168,6 +169,15 @@ impl Shared {
         let client = self.client(py)?;
         let future: BoxFuture<Parsed> = match parse {
             Parse::Whole => Box::pin(async move { Ok(Parsed::whole(client.execute(&request).await?).await) }),
+            // The reports, large on a slow link: built as they arrive.
+            Parse::WhileBuilding
+                if matches!(
+                    request,
+                    Request::ServiceReport { .. } | Request::SiteReport { .. }
+                ) =>
+            {
+                Box::pin(async move { Ok(Parsed::Arriving(Box::new(Arrival::start(client, request)))) })
+            }
             Parse::WhileBuilding => {
                 Box::pin(async move { client.execute(&request).await.map(Parsed::streamed) })
             }

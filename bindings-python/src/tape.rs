@@ -8,6 +8,8 @@
 use std::fmt;
 use std::sync::mpsc::SyncSender;
 
+use bytes::Bytes;
+
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// One JSON value or the start or end of a container. Strings are byte ranges: into the
@@ -47,6 +49,9 @@ pub enum Node {
 pub struct Tape {
     pub nodes: Vec<Node>,
     unescaped: Vec<u8>,
+    /// The text its `Str` and `BigInt` nodes point into, when it is not the body (a member of
+    /// a body read as it arrives).
+    own_text: Option<Bytes>,
 }
 
 impl Tape {
@@ -63,6 +68,7 @@ impl Tape {
             tape: Tape {
                 nodes: Vec::with_capacity(body.len() / 8 + 4),
                 unescaped: Vec::new(),
+                own_text: None,
             },
             chunks: None,
             chunk_nodes: usize::MAX,
@@ -75,6 +81,7 @@ impl Tape {
     /// The text of a `Str`, `Unescaped` or `BigInt` node of this tape, which was parsed from
     /// `body`.
     pub fn text<'a>(&'a self, body: &'a [u8], node: Node) -> &'a [u8] {
+        let body = self.own_text.as_deref().unwrap_or(body);
         match node {
             Node::Str { start, len } | Node::BigInt { start, len } => {
                 &body[start as usize..(start + len) as usize]
@@ -93,9 +100,10 @@ pub const CHUNK_NODES: usize = 1 << 16;
 /// only after a complete array item or object value, so that an object key and a scalar
 /// value after it are always in the same chunk. Stops early if the receiver is gone.
 pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<Tape, serde_json::Error>>) {
+    let mut send = |tape| chunks.send(Ok(tape)).is_ok();
     let mut out = Output {
         tape: Tape::default(),
-        chunks: Some(chunks),
+        chunks: Some(&mut send),
         chunk_nodes: chunk_nodes.max(1),
         numbers: Numbers::default(),
     };
@@ -106,8 +114,51 @@ pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<
     } else {
         run(body, &mut out).map(|()| std::mem::take(&mut out.tape))
     };
-    if let Some(chunks) = out.chunks {
+    if out.chunks.is_some() {
         let _ = chunks.send(message);
+    }
+}
+
+/// Parses an object body member by member as it arrives, handing over chunks as
+/// [`parse_chunked`] does (the last one included). A chunk holds the nodes of one member at
+/// most, and the member's text, which its strings point into.
+pub fn parse_members(
+    members: &mut monapi::Members,
+    chunk_nodes: usize,
+    send: &mut dyn FnMut(Tape) -> bool,
+) -> Result<(), serde_json::Error> {
+    let gone = || de::Error::custom("nobody is waiting for the rest of the body");
+    let mut out = Output {
+        tape: Tape::default(),
+        chunks: Some(send),
+        chunk_nodes: chunk_nodes.max(1),
+        numbers: Numbers::default(),
+    };
+    out.tape.nodes.push(Node::Object);
+    while let Some(member) = members.next()? {
+        let text = Bytes::copy_from_slice(member.as_bytes());
+        if !out.tape.nodes.is_empty() {
+            let done = std::mem::take(&mut out.tape);
+            if !out.chunks.as_mut().is_some_and(|send| send(done)) {
+                return Err(gone());
+            }
+        }
+        out.tape.own_text = Some(text.clone());
+        out.numbers = Numbers::default();
+        // The text is the member's own UTF-8 (checked by `Members`).
+        let mut deserializer = serde_json::Deserializer::from_slice(&text);
+        MemberSeed(Seed {
+            out: &mut out,
+            body: &text,
+        })
+        .deserialize(&mut deserializer)?;
+        deserializer.end()?;
+    }
+    out.tape.nodes.push(Node::End);
+    let last = std::mem::take(&mut out.tape);
+    match out.chunks.map(|send| send(last)) {
+        Some(true) => Ok(()),
+        _ => Err(gone()),
     }
 }
 
@@ -129,10 +180,11 @@ fn run_with<'de, R: serde_json::de::Read<'de>>(
     deserializer.end()
 }
 
-/// Where the nodes go: one tape, or chunks sent as they fill up.
-struct Output {
+/// Where the nodes go: one tape, or chunks sent as they fill up (`chunks` says whether the
+/// receiver is still there).
+struct Output<'s> {
     tape: Tape,
-    chunks: Option<SyncSender<Result<Tape, serde_json::Error>>>,
+    chunks: Option<&'s mut dyn FnMut(Tape) -> bool>,
     chunk_nodes: usize,
     numbers: Numbers,
 }
@@ -190,13 +242,14 @@ impl Numbers {
     }
 }
 
-impl Output {
+impl Output<'_> {
     /// Called after each complete array item and object value: a chunk may end here.
     fn value_done<E: de::Error>(&mut self) -> Result<(), E> {
-        if let Some(chunks) = &self.chunks {
+        if let Some(send) = &mut self.chunks {
             if self.tape.nodes.len() >= self.chunk_nodes {
                 let chunk = std::mem::take(&mut self.tape);
-                if chunks.send(Ok(chunk)).is_err() {
+                self.tape.own_text = chunk.own_text.clone();
+                if !send(chunk) {
                     self.chunks = None;
                     return Err(E::custom("nobody is waiting for the rest of the body"));
                 }
@@ -209,12 +262,12 @@ impl Output {
 
 /// Appends the nodes of one value to the output, from `body`: a borrowed string's offset is
 /// its address minus the body's.
-struct Seed<'t, 'b> {
-    out: &'t mut Output,
+struct Seed<'t, 's, 'b> {
+    out: &'t mut Output<'s>,
     body: &'b [u8],
 }
 
-impl Seed<'_, '_> {
+impl Seed<'_, '_, '_> {
     fn push(self, node: Node) {
         self.out.tape.nodes.push(node);
     }
@@ -268,7 +321,7 @@ impl Seed<'_, '_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for Seed<'_, '_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -276,7 +329,7 @@ impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for Seed<'_, '_> {
+impl<'de> Visitor<'de> for Seed<'_, '_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -344,9 +397,9 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
 }
 
 /// An object key: always a string.
-struct KeySeed<'t, 'b>(Seed<'t, 'b>);
+struct KeySeed<'t, 's, 'b>(Seed<'t, 's, 'b>);
 
-impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -354,7 +407,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed<'_, '_> {
+impl<'de> Visitor<'de> for KeySeed<'_, '_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -368,6 +421,38 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         self.0.owned(v);
+        Ok(())
+    }
+}
+
+/// The members of an object, its braces left out: a member of a body read as it arrives,
+/// given as `{"key": value}`, within the object the whole body opened.
+struct MemberSeed<'t, 's, 'b>(Seed<'t, 's, 'b>);
+
+impl<'de> DeserializeSeed<'de> for MemberSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MemberSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object member")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Seed { out, body } = self.0;
+        while map
+            .next_key_seed(KeySeed(Seed { out: &mut *out, body }))?
+            .is_some()
+        {
+            map.next_value_seed(Seed { out: &mut *out, body })?;
+            out.value_done()?;
+        }
         Ok(())
     }
 }

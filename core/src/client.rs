@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::arriving::Decoder;
 use crate::auth::Auth;
 use crate::model::de::Records;
 use crate::model::{
@@ -10,7 +11,7 @@ use crate::model::{
     ServiceReport, ServiceTask, SiteReport, SiteTask, User, UserGroup,
 };
 use crate::settings::Settings;
-use crate::transport::{Decoded, Decoder, RawResponse, Transport};
+use crate::transport::{Decoded, RawResponse, Transport};
 use crate::{Request, Result, Token};
 
 /// A client of the monitoring service. Cheap to clone (clones share the connection pool and
@@ -154,8 +155,9 @@ impl Client {
     }
 
     /// [`execute`](Self::execute), the body read by `decoder` as it arrives; a body that is
-    /// not what it reads is a [`Error::Decode`](crate::Error::Decode).
-    pub(crate) async fn execute_decoded<T: Send + 'static>(
+    /// not what it reads is a [`Error::Decode`](crate::Error::Decode). The answer is checked
+    /// as `execute` checks it: what the decoder made of an error answer is dropped.
+    pub async fn execute_decoded<T: Send + 'static>(
         &self,
         request: &Request,
         decoder: &Decoder<T>,
@@ -163,12 +165,12 @@ impl Client {
         let (raw, decoded) = self.send(request, Some(decoder)).await?;
         let decoded = match decoded {
             Some(decoded) => decoded,
-            // A reshaped body (PHP's empty forms) that the decoder reads otherwise: read
-            // again, whole, aside from the tasks of the runtime.
+            // A body that came fast, or one reshaped (PHP's empty forms) that the decoder reads
+            // otherwise: read whole, aside from the tasks of the runtime.
             None => {
                 let body = raw.body().clone();
                 let decoder = decoder.clone();
-                match tokio::task::spawn_blocking(move || decoder.read(body)).await {
+                match tokio::task::spawn_blocking(move || decoder.read(&body)).await {
                     Ok(decoded) => decoded,
                     Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
                     Err(_) => return Err(crate::Error::Aborted),

@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+mod arriving;
 mod auth;
 mod builder;
 mod client;
@@ -45,6 +46,7 @@ mod shape;
 pub mod table;
 mod transport;
 
+pub use arriving::{Decoder, Members};
 pub use auth::{md5_hex, TokenCallback};
 pub use builder::ClientBuilder;
 pub use client::Client;

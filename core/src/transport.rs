@@ -10,6 +10,7 @@ use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use crate::arriving::Decoder;
 use crate::error::{snippet, PartialCreate};
 use crate::network::{self, Language, Proxy};
 use crate::request::{Prepared, Retry};
@@ -33,152 +34,6 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 const MAX_IDLE_CONNECTIONS: usize = 32;
 /// PHP's marker of a script that died (`Fatal error: ...`, as text or inside HTML tags).
 const PHP_FATAL_ERROR: &[u8] = b"Fatal error";
-/// Pieces of a body waiting for its decoder: when the decoder falls behind, reading the
-/// answer waits rather than holding more.
-const DECODER_QUEUE: usize = 64;
-/// The decoder's buffer (serde_json reads a byte at a time from it).
-const DECODER_BUFFER: usize = 64 * 1024;
-
-/// Reads an answer while it arrives: run on a blocking thread at each attempt, with the body,
-/// decompressed, as it comes. Decoding as the bytes arrive makes a large call on a slow link
-/// cost about the transfer of its bytes, rather than the transfer and then the decoding.
-pub(crate) struct Decoder<T> {
-    read: Arc<Read<T>>,
-    /// Whether `read` takes PHP's empty forms (`[]` for an empty map) as [`shape::normalize`]
-    /// reshapes them. Then its result stands when it succeeds; otherwise only when the body
-    /// was not reshaped. Any other case reads the reshaped body again.
-    reads_php_shapes: bool,
-}
-
-impl<T: DeserializeOwned> Decoder<T> {
-    /// Reads the body into `T`, as [`RawResponse::json`] does.
-    pub(crate) fn json() -> Decoder<T> {
-        Decoder::new(false, |body| serde_json::from_reader(body))
-    }
-}
-
-impl<T> Clone for Decoder<T> {
-    fn clone(&self) -> Self {
-        Decoder {
-            read: self.read.clone(),
-            reads_php_shapes: self.reads_php_shapes,
-        }
-    }
-}
-
-impl<T> Decoder<T> {
-    pub(crate) fn new(
-        reads_php_shapes: bool,
-        read: impl Fn(&mut BodyReader) -> serde_json::Result<T> + Send + Sync + 'static,
-    ) -> Decoder<T> {
-        Decoder {
-            read: Arc::new(read),
-            reads_php_shapes,
-        }
-    }
-
-    /// Reads a whole body.
-    pub(crate) fn read(&self, body: Bytes) -> serde_json::Result<T> {
-        (self.read)(&mut Pieces::whole(body))
-    }
-
-    /// Whether what it read while the body arrived is the answer's decoding.
-    fn stands(&self, decoded: &serde_json::Result<T>, reshaped: bool) -> bool {
-        !reshaped || (self.reads_php_shapes && decoded.is_ok())
-    }
-}
-
-/// What a [`Decoder`] runs.
-type Read<T> = dyn Fn(&mut BodyReader) -> serde_json::Result<T> + Send + Sync;
-
-/// A body for a [`Decoder`]: as it arrives, or whole.
-pub(crate) type BodyReader = std::io::BufReader<Pieces>;
-
-/// The pieces of a body: those read so far, then, while it arrives, those to come.
-pub(crate) struct Pieces {
-    current: Bytes,
-    coming: Option<tokio::sync::mpsc::Receiver<Bytes>>,
-}
-
-impl Pieces {
-    fn whole(body: Bytes) -> BodyReader {
-        std::io::BufReader::with_capacity(
-            DECODER_BUFFER,
-            Pieces {
-                current: body,
-                coming: None,
-            },
-        )
-    }
-}
-
-impl std::io::Read for Pieces {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.current.is_empty() {
-            // On a blocking thread (see `Feed`): waiting here holds up no task. None: the
-            // body ended, or its reading stopped (the attempt failed), which ends the decoding.
-            match self.coming.as_mut().and_then(|coming| coming.blocking_recv()) {
-                Some(piece) => self.current = piece,
-                None => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.current.len());
-        buf[..n].copy_from_slice(&self.current[..n]);
-        bytes::Buf::advance(&mut self.current, n);
-        Ok(n)
-    }
-}
-
-/// A decoder running beside the reading of one answer, on tokio's blocking pool rather than on
-/// the task that reads: a bulk call polls all its fetches from one task, so decoded in place
-/// its answers would be decoded one after the other on one thread; aside, they are decoded on
-/// every core while the workers go on receiving. When the call is cancelled the decoder sees
-/// the body end, fails, and its result is dropped.
-struct Feed<T> {
-    sender: Option<tokio::sync::mpsc::Sender<Bytes>>,
-    decoding: tokio::task::JoinHandle<serde_json::Result<T>>,
-}
-
-impl<T: Send + 'static> Feed<T> {
-    fn start(decoder: &Decoder<T>) -> Feed<T> {
-        let (sender, coming) = tokio::sync::mpsc::channel(DECODER_QUEUE);
-        let read = decoder.read.clone();
-        let mut reader = std::io::BufReader::with_capacity(
-            DECODER_BUFFER,
-            Pieces {
-                current: Bytes::new(),
-                coming: Some(coming),
-            },
-        );
-        Feed {
-            sender: Some(sender),
-            decoding: tokio::task::spawn_blocking(move || read(&mut reader)),
-        }
-    }
-
-    async fn push(&mut self, piece: Bytes) {
-        if let Some(sender) = &self.sender
-            && sender.send(piece).await.is_err()
-        {
-            // The decoder stopped (the body is not what it reads); the body is still read
-            // whole, to be classified.
-            self.sender = None;
-        }
-    }
-
-    async fn finish(mut self) -> serde_json::Result<T> {
-        self.sender = None;
-        match self.decoding.await {
-            Ok(decoded) => decoded,
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            // Only when the runtime shuts down, which ends the call anyway.
-            Err(_) => Err(<serde_json::Error as serde::de::Error>::custom(
-                "the runtime stopped",
-            )),
-        }
-    }
-}
-
 /// An answer, and what its decoder made of it when it was given one.
 pub(crate) type Decoded<T> = (RawResponse, Option<serde_json::Result<T>>);
 
@@ -524,7 +379,7 @@ impl Transport {
         decoder: Option<&Decoder<T>>,
     ) -> Result<(Bytes, Option<serde_json::Result<T>>), Failure> {
         let limit = self.max_response_bytes;
-        let mut feed = decoder.map(Feed::start);
+        let mut feed = decoder.and_then(Decoder::start);
         // The announced length is the compressed one, or none, when the answer is compressed:
         // only a first guess of the size.
         let announced = response.content_length().unwrap_or(0).min(limit as u64);
@@ -556,7 +411,7 @@ impl Transport {
             }
         }
         let decoded = match feed {
-            Some(feed) => Some(feed.finish().await),
+            Some(feed) => feed.finish().await,
             None => None,
         };
         Ok((body.freeze(), decoded))

@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamExt};
 
 use super::{Body, SiteTables};
-use crate::transport::Decoder;
+use crate::Decoder;
 use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
 
 /// Tasks fetched at once by the bulk calls unless [`BulkOptions::concurrency`] says otherwise.
@@ -338,8 +338,9 @@ impl Tables {
     pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
         let request = Request::ResponseTimeDistribution { task_id, range };
+        // Small: read whole.
         let decoder = Decoder::new(true, move |body| {
-            super::distribution::build(task_id, Body::Arriving(body))
+            super::distribution::build(task_id, Body::Whole(body))
         });
         let (_, table) = self.client.execute_decoded(&request, &decoder).await?;
         Ok(table)
@@ -484,9 +485,11 @@ fn first_day(range: DateRange) -> NaiveDate {
 
 async fn service_report(client: &Client, task_id: u64, range: DateRange) -> Result<Fetched<RecordBatch>> {
     let timezone = client.timezone();
+    let start = first_day(range);
     let decoder = Decoder::new(true, move |body| {
-        super::service::build(task_id, Body::Arriving(body), first_day(range), timezone)
-    });
+        super::service::build(task_id, Body::Whole(body), start, timezone)
+    })
+    .with_members(move |members| super::service::build(task_id, Body::Members(members), start, timezone));
     let (raw, table) = client
         .execute_decoded(&Request::ServiceReport { task_id, range }, &decoder)
         .await?;
@@ -506,8 +509,9 @@ async fn site_report(
     };
     let timezone = client.timezone();
     let decoder = Decoder::new(true, move |body| {
-        super::site::build(task_id, Body::Arriving(body), timezone)
-    });
+        super::site::build(task_id, Body::Whole(body), timezone)
+    })
+    .with_members(move |members| super::site::build(task_id, Body::Members(members), timezone));
     let (raw, tables) = client.execute_decoded(&request, &decoder).await?;
     let rows = tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
     Ok(fetched(&raw, rows, tables))

@@ -118,7 +118,7 @@ pub use client::{
     DEFAULT_CONCURRENCY,
 };
 
-use crate::transport::BodyReader;
+use crate::Members;
 use crate::{Endpoint, Error, MonitorPoint, Result, ServiceTask, SiteTask};
 
 /// The three tables of a site report.
@@ -388,23 +388,31 @@ fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Er
     }
 }
 
-/// A body to build a table from: whole, or as it arrives.
+/// A body to build a table from: whole, or member by member as it arrives.
 pub(crate) enum Body<'a> {
     Whole(&'a [u8]),
-    Arriving(&'a mut BodyReader),
+    Members(&'a mut Members),
 }
 
-impl<'de> Body<'de> {
+type Text<'t> = serde_json::Deserializer<serde_json::de::StrRead<'t>>;
+
+impl Body<'_> {
     /// Its length, when known.
     fn len(&self) -> Option<usize> {
         match self {
             Body::Whole(body) => Some(body.len()),
-            Body::Arriving(_) => None,
+            Body::Members(_) => None,
         }
     }
 
-    /// Reads all of it with `seed`: one JSON value and nothing after it.
-    fn decode<S: serde::de::DeserializeSeed<'de>>(self, seed: S) -> serde_json::Result<S::Value> {
+    /// Reads it with `read`: once for a whole body, once per member (`{"key": value}`) as
+    /// it arrives; each text one JSON value and nothing after it.
+    fn read(self, mut read: impl FnMut(&mut Text<'_>) -> serde_json::Result<()>) -> serde_json::Result<()> {
+        let mut one = |text: &str| {
+            let mut deserializer = serde_json::Deserializer::from_str(text);
+            read(&mut deserializer)?;
+            deserializer.end()
+        };
         match self {
             Body::Whole(body) => {
                 // One check of the whole body as UTF-8 is cheaper than serde_json's check of
@@ -414,17 +422,31 @@ impl<'de> Body<'de> {
                         "the body is not UTF-8 text: {e}"
                     ))
                 })?;
-                let mut deserializer = serde_json::Deserializer::from_str(text);
-                let value = seed.deserialize(&mut deserializer)?;
-                deserializer.end()?;
-                Ok(value)
+                one(text)
             }
-            Body::Arriving(reader) => {
-                let mut deserializer = serde_json::Deserializer::from_reader(reader);
-                let value = seed.deserialize(&mut deserializer)?;
-                deserializer.end()?;
-                Ok(value)
+            Body::Members(members) => {
+                while let Some(member) = members.next()? {
+                    one(member)?;
+                }
+                Ok(())
             }
         }
+    }
+
+    /// Reads a whole body with `seed` (a small answer's whole value).
+    fn decode<S: for<'de> serde::de::DeserializeSeed<'de, Value = V>, V>(
+        self,
+        seed: S,
+    ) -> serde_json::Result<V> {
+        let mut seed = Some(seed);
+        let mut value = None;
+        self.read(|text| {
+            let seed = seed
+                .take()
+                .ok_or_else(|| <serde_json::Error as serde::de::Error>::custom("one value was expected"))?;
+            value = Some(seed.deserialize(text)?);
+            Ok(())
+        })?;
+        value.ok_or_else(|| <serde_json::Error as serde::de::Error>::custom("no value"))
     }
 }

@@ -40,7 +40,7 @@ pub(super) fn build(
         record_names: Vec::new(),
         record_fields: 0,
     };
-    body.decode(Report(&mut builder))?;
+    body.read(|text| Report(&mut builder).deserialize(text))?;
     Ok(builder.finish(timezone))
 }
 

@@ -21,7 +21,7 @@ use crate::model::{Fault, FaultEnd};
 
 pub(super) fn build(task_id: u64, body: Body<'_>, timezone: FixedOffset) -> serde_json::Result<SiteTables> {
     let mut builder = Builder::default();
-    body.decode(Points(&mut builder))?;
+    body.read(|text| Points(&mut builder).deserialize(text))?;
     Ok(builder.finish(task_id, timezone))
 }
 

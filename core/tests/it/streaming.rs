@@ -14,10 +14,11 @@ fn week() -> DateRange {
     DateRange::new(start, NaiveDate::from_ymd_opt(2026, 11, 7).unwrap())
 }
 
-/// An emulator whose answers arrive in paced pieces, gzipped (its default).
+/// An emulator whose answers arrive gzipped (its default) over a link slow enough that the
+/// client reads them member by member as they arrive.
 async fn paced() -> Emulator {
     emulator_with(Config {
-        bandwidth_mbps: Some(400.0),
+        bandwidth_mbps: Some(20.0),
         ..Config::default()
     })
     .await
