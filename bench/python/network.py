@@ -209,6 +209,9 @@ def main() -> int:
             "monapi to_polars()": lambda: client.tables.service_report(
                 every_minute, start_date=start, end_date=day
             ).to_polars(),
+            "received bare: httpx, decompressed, not parsed": lambda: (
+                hx.get(url, params=query(dates)).content
+            ),
             "floor: raw socket, gzip, discarded": lambda: raw.get(path(url, dates)),
         },
         1,

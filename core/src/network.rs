@@ -201,9 +201,9 @@ pub(crate) fn extra_certificates(
             let bytes = read_checked(path, || {
                 let bytes = read_bundle(path, variable)?;
                 certificates_in(&bytes, variable, "names a file that holds no PEM certificate")?;
-                Ok(bytes)
+                Ok(beyond_system(&bytes))
             })?;
-            append(&mut pem, &bytes);
+            pem.extend_from_slice(&bytes);
         }
     }
     if let Some(dirs) = env("SSL_CERT_DIR") {
@@ -215,7 +215,9 @@ pub(crate) fn extra_certificates(
                     format!("names {} which is not a directory", dir.display()),
                 ));
             }
-            let bytes = read_checked(&dir, || certificate_directory(&dir))?;
+            let bytes = read_checked(&dir, || {
+                certificate_directory(&dir).map(|pem| beyond_system(&pem))
+            })?;
             pem.extend_from_slice(&bytes);
         }
     }
@@ -240,6 +242,27 @@ fn certificate_directory(dir: &Path) -> Result<Vec<u8>> {
         }
     }
     Ok(pem)
+}
+
+/// The certificates of `pem` that the system store does not hold, each once: nothing, where the
+/// variables name the system's own bundle and directory, so that no client parses those again.
+/// A block that cannot be read is kept, for the TLS set-up to report.
+fn beyond_system(pem: &[u8]) -> Vec<u8> {
+    const END: &str = "-----END CERTIFICATE-----";
+    let system = system_roots();
+    let mut seen = HashSet::new();
+    let mut kept = Vec::new();
+    for block in String::from_utf8_lossy(pem).split_inclusive(END) {
+        let Some(start) = block.find("-----BEGIN CERTIFICATE-----") else {
+            continue;
+        };
+        let block = &block[start..];
+        match CertificateDer::from_pem_slice(block.as_bytes()) {
+            Ok(der) if system.ders.contains(der.as_ref()) || !seen.insert(der.to_vec()) => {}
+            _ => append(&mut kept, block.as_bytes()),
+        }
+    }
+    kept
 }
 
 /// What `read` gives for `path` (a file or a directory), read once per process while the
@@ -484,17 +507,21 @@ mod tests {
     }
 
     /// A bundle named by the variables is read once per process while it stays as it is, and
-    /// again when it changes; two variables naming one file give its certificates once.
+    /// again when it changes; two variables naming one file give its certificates once; the
+    /// certificates the system store holds are left out.
     #[cfg(target_os = "linux")]
     #[test]
     fn a_bundle_is_read_again_when_it_changes() {
+        let ca = |_| {
+            let config = monapi_emulator::Config {
+                tls: true,
+                ..Default::default()
+            };
+            let emulator = monapi_emulator::Emulator::spawn_thread(config).unwrap();
+            emulator.ca_pem().unwrap().to_string()
+        };
+        let (first, second): (String, String) = (ca(1), ca(2));
         let system = std::fs::read_to_string("/etc/ssl/certs/ca-certificates.crt").unwrap();
-        let end = "-----END CERTIFICATE-----\n";
-        let blocks: Vec<&str> = system
-            .split_inclusive(end)
-            .filter_map(|block| block.find("-----BEGIN").map(|at| &block[at..]))
-            .take(2)
-            .collect();
         let path = std::env::temp_dir().join(format!("monapi-bundle-{}.pem", std::process::id()));
         let text = path.to_string_lossy().into_owned();
         let env = |name: &str| {
@@ -502,21 +529,21 @@ mod tests {
                 .contains(&name)
                 .then(|| text.clone())
         };
-        std::fs::write(&path, blocks[0]).unwrap();
-        let first = extra_certificates(None, Language::Python, &env).unwrap();
-        assert_eq!(first, blocks[0].as_bytes(), "once, though named twice");
-        std::fs::write(&path, blocks.concat()).unwrap();
-        let second = extra_certificates(None, Language::Python, &env).unwrap();
-        assert_eq!(second, blocks.concat().as_bytes());
+        let read = || String::from_utf8(extra_certificates(None, Language::Python, &env).unwrap()).unwrap();
+        std::fs::write(&path, format!("{system}{first}")).unwrap();
+        assert_eq!(
+            read().trim(),
+            first.trim(),
+            "once, though named twice, and without the system's"
+        );
+        std::fs::write(&path, format!("{first}{second}")).unwrap();
+        assert_eq!(read().trim(), format!("{first}{second}").trim());
         std::fs::write(&path, "no certificate\n").unwrap();
         let error = extra_certificates(None, Language::Python, &env).unwrap_err();
         assert_eq!(error.field(), Some("SSL_CERT_FILE"), "{error}");
         std::fs::remove_file(&path).unwrap();
     }
 
-    /// `SSL_CERT_FILE` adds to the system's store: with it set, the store is still read
-    /// (rustls-native-certs alone would read only the variable's file).
-    #[cfg(target_os = "linux")]
     #[test]
     fn the_system_store_is_read_when_ssl_cert_file_is_set() {
         let unset = system_store(&|_| None).certs;
