@@ -56,10 +56,13 @@ node-demo: node-build
 	$(NODE) examples/quickstart.mjs
 
 ## node-bench: monapi vs fetch vs undici.request, then client.tables vs undici.request + JSON.parse + JS, against the
-## release-built emulator (add BENCH_ARGS=--record to update bench/RESULTS.md)
+## release-built emulator (add BENCH_ARGS=--record to update bench/RESULTS.md); then bench/node/network.mjs on
+## loopback and on the wide-area profile (50 Mbit/s, 40 ms)
 node-bench: node-build
 	$(NODE) --expose-gc bench/node/bench.mjs $(BENCH_ARGS)
 	$(NODE) --expose-gc bench/node/tables.mjs $(BENCH_ARGS)
+	$(NODE) --expose-gc bench/node/network.mjs --profile loopback
+	$(NODE) --expose-gc bench/node/network.mjs --profile wan
 
 ## node-lint: rustfmt and clippy (warnings are errors) for the binding crate
 node-lint:

@@ -27,7 +27,7 @@ import monapi, { Emulator, VERSION } from 'monapi'
 import { request } from 'undici'
 
 import { recordSection } from './record.mjs'
-import { collects, median, timed } from './timing.mjs'
+import { collects, day, median, timed } from './timing.mjs'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -41,12 +41,6 @@ const client = emulator.client()
 const { access_token: accessToken } = await client.login()
 const base = emulator.baseUrl
 
-/** @param {number} daysAgo */
-function day(daysAgo) {
-  const d = new Date()
-  d.setDate(d.getDate() - daysAgo)
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
-}
 
 /** @param {string} path */
 const url = (path) => `${base}${path}${path.includes('?') ? '&' : '?'}access_token=${accessToken}`

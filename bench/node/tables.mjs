@@ -22,7 +22,7 @@ import { Emulator, VERSION } from 'monapi'
 import { request } from 'undici'
 
 import { recordSection } from './record.mjs'
-import { collects, median, timed } from './timing.mjs'
+import { collects, day, median, timed } from './timing.mjs'
 
 const args = new Set(process.argv.slice(2))
 const ROUNDS = args.has('--quick') ? 3 : 9
@@ -31,13 +31,6 @@ const DAYS = 30
 const emulator = await Emulator.start()
 const client = emulator.client()
 const { access_token: accessToken } = await client.login()
-
-/** @param {number} daysAgo */
-function day(daysAgo) {
-  const d = new Date()
-  d.setDate(d.getDate() - daysAgo)
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
-}
 
 const tasks = []
 for await (const task of client.iterServiceTasks()) tasks.push(task)

@@ -20,3 +20,14 @@ export async function timed(fn) {
 
 /** @param {number[]} values */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+/**
+ * The local date `daysAgo` days before today, as YYYY-MM-DD.
+ *
+ * @param {number} daysAgo
+ */
+export function day(daysAgo) {
+  const d = new Date()
+  d.setDate(d.getDate() - daysAgo)
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
