@@ -135,7 +135,7 @@ pub fn parse_members(
         numbers: Numbers::default(),
     };
     out.tape.nodes.push(Node::Object);
-    while let Some(member) = members.next()? {
+    while let Some(member) = members.next_member()? {
         let text = Bytes::copy_from_slice(member.as_bytes());
         if !out.tape.nodes.is_empty() {
             let done = std::mem::take(&mut out.tape);

@@ -223,8 +223,7 @@ impl Members {
 
     /// The next member as `{"key": value}`; None after the last, once the rest of the body
     /// is found blank. An error when the body ends inside the object or holds more after it.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> serde_json::Result<Option<&str>> {
+    pub fn next_member(&mut self) -> serde_json::Result<Option<&str>> {
         if let Some(end) = self.end.take() {
             // The separator after the last member opens this one.
             self.text.drain(..end);
@@ -334,7 +333,7 @@ mod tests {
             return Err("not an object".into());
         }
         let mut out = Vec::new();
-        while let Some(member) = members.next().map_err(|e| e.to_string())? {
+        while let Some(member) = members.next_member().map_err(|e| e.to_string())? {
             let _: serde_json::Value = serde_json::from_str(member).map_err(|e| e.to_string())?;
             out.push(member.to_string());
         }

@@ -425,7 +425,7 @@ impl Body<'_> {
                 one(text)
             }
             Body::Members(members) => {
-                while let Some(member) = members.next()? {
+                while let Some(member) = members.next_member()? {
                     one(member)?;
                 }
                 Ok(())
