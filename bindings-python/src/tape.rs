@@ -381,16 +381,10 @@ impl<'de> Visitor<'de> for Seed<'_, '_, '_> {
         Ok(())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         let Seed { out, body } = self;
         out.tape.nodes.push(Node::Object);
-        while map
-            .next_key_seed(KeySeed(Seed { out: &mut *out, body }))?
-            .is_some()
-        {
-            map.next_value_seed(Seed { out: &mut *out, body })?;
-            out.value_done()?;
-        }
+        MemberSeed(Seed { out: &mut *out, body }).visit_map(map)?;
         out.tape.nodes.push(Node::End);
         Ok(())
     }
@@ -425,8 +419,8 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_, '_> {
     }
 }
 
-/// The members of an object, its braces left out: a member of a body read as it arrives,
-/// given as `{"key": value}`, within the object the whole body opened.
+/// The members of an object, its braces left out: every object's members, and a member of a
+/// body read as it arrives (given as `{"key": value}`) within the object the body opened.
 struct MemberSeed<'t, 's, 'b>(Seed<'t, 's, 'b>);
 
 impl<'de> DeserializeSeed<'de> for MemberSeed<'_, '_, '_> {

@@ -217,6 +217,9 @@ impl Client {
         }
     }
 
+    /// Makes sure the client holds a token that is not about to expire (logging in or
+    /// refreshing if needed), so that many calls started together do not each fail the same
+    /// way when the credentials are wrong.
     #[cfg(feature = "arrow")]
     pub(crate) async fn ensure_token(&self) -> Result<()> {
         let Inner { transport, auth, .. } = &*self.inner;

@@ -339,9 +339,7 @@ impl Tables {
         let range = self.resolve(range)?;
         let request = Request::ResponseTimeDistribution { task_id, range };
         // Small: read whole.
-        let decoder = Decoder::new(true, move |body| {
-            super::distribution::build(task_id, Body::Whole(body))
-        });
+        let decoder = Decoder::new(true, move |body| super::distribution::build(task_id, body));
         let (_, table) = self.client.execute_decoded(&request, &decoder).await?;
         Ok(table)
     }

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::Body;
 use arrow_array::{Float64Array, RecordBatch, UInt32Array, UInt64Array};
 use serde::de::DeserializeSeed;
 use serde::Deserialize;
@@ -34,8 +33,8 @@ impl<'de> DeserializeSeed<'de> for Buckets {
     }
 }
 
-pub(super) fn build(task_id: u64, body: Body<'_>) -> serde_json::Result<RecordBatch> {
-    let buckets = body.decode(Buckets)?;
+pub(super) fn build(task_id: u64, body: &[u8]) -> serde_json::Result<RecordBatch> {
+    let buckets = super::decode(body, Buckets)?;
     let buckets: Vec<&Bucket> = buckets.values().collect();
     Ok(RecordBatch::try_new(
         super::distribution_schema(),

@@ -376,8 +376,7 @@ pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<S
 /// # Ok::<(), monapi::Error>(())
 /// ```
 pub fn response_time_distribution(task_id: u64, body: &[u8]) -> Result<RecordBatch> {
-    distribution::build(task_id, Body::Whole(body))
-        .map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
+    distribution::build(task_id, body).map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
 }
 
 fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Error {
@@ -386,6 +385,22 @@ fn decode_error(endpoint: Endpoint, body: &[u8], error: serde_json::Error) -> Er
         message: error.to_string(),
         snippet: crate::error::snippet(body),
     }
+}
+
+/// A whole body as text: one check of it as UTF-8 is cheaper than serde_json's check of each
+/// string.
+fn text(body: &[u8]) -> serde_json::Result<&str> {
+    std::str::from_utf8(body).map_err(|e| {
+        <serde_json::Error as serde::de::Error>::custom(format!("the body is not UTF-8 text: {e}"))
+    })
+}
+
+/// Reads all of a small whole `body` with `seed`: one JSON value and nothing after it.
+fn decode<'de, S: serde::de::DeserializeSeed<'de>>(body: &'de [u8], seed: S) -> serde_json::Result<S::Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(text(body)?);
+    let value = seed.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
 }
 
 /// A body to build a table from: whole, or member by member as it arrives.
@@ -414,16 +429,7 @@ impl Body<'_> {
             deserializer.end()
         };
         match self {
-            Body::Whole(body) => {
-                // One check of the whole body as UTF-8 is cheaper than serde_json's check of
-                // each string.
-                let text = std::str::from_utf8(body).map_err(|e| {
-                    <serde_json::Error as serde::de::Error>::custom(format!(
-                        "the body is not UTF-8 text: {e}"
-                    ))
-                })?;
-                one(text)
-            }
+            Body::Whole(body) => one(text(body)?),
             Body::Members(members) => {
                 while let Some(member) = members.next_member()? {
                     one(member)?;
@@ -431,22 +437,5 @@ impl Body<'_> {
                 Ok(())
             }
         }
-    }
-
-    /// Reads a whole body with `seed` (a small answer's whole value).
-    fn decode<S: for<'de> serde::de::DeserializeSeed<'de, Value = V>, V>(
-        self,
-        seed: S,
-    ) -> serde_json::Result<V> {
-        let mut seed = Some(seed);
-        let mut value = None;
-        self.read(|text| {
-            let seed = seed
-                .take()
-                .ok_or_else(|| <serde_json::Error as serde::de::Error>::custom("one value was expected"))?;
-            value = Some(seed.deserialize(text)?);
-            Ok(())
-        })?;
-        value.ok_or_else(|| <serde_json::Error as serde::de::Error>::custom("no value"))
     }
 }
