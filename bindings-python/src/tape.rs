@@ -9,6 +9,7 @@ use std::fmt;
 use std::sync::mpsc::SyncSender;
 
 use bytes::Bytes;
+use monapi::Piece;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -119,11 +120,13 @@ pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<
     }
 }
 
-/// Parses an object body member by member as it arrives, handing over chunks as
-/// [`parse_chunked`] does (the last one included). A chunk holds the nodes of one member at
-/// most, and the member's text, which its strings point into.
+/// Parses an object body as it arrives, in the pieces `members` hands over (objects opened
+/// down to `depth`, members in runs of `run_bytes`), handing over chunks as [`parse_chunked`]
+/// does (the last one included). A chunk holds the nodes of one piece at most, and the piece's
+/// text, which its strings point into.
 pub fn parse_members(
     members: &mut monapi::Members,
+    (depth, run_bytes): (u32, usize),
     chunk_nodes: usize,
     send: &mut dyn FnMut(Tape) -> bool,
 ) -> Result<(), serde_json::Error> {
@@ -135,8 +138,13 @@ pub fn parse_members(
         numbers: Numbers::default(),
     };
     out.tape.nodes.push(Node::Object);
-    while let Some(member) = members.next_member()? {
-        let text = Bytes::copy_from_slice(member.as_bytes());
+    while let Some(piece) = members.next_piece(depth, run_bytes)? {
+        let (Piece::Members(text) | Piece::Open(text)) = piece else {
+            out.tape.nodes.push(Node::End);
+            continue;
+        };
+        let opens = matches!(piece, Piece::Open(_));
+        let text = Bytes::copy_from_slice(text.as_bytes());
         if !out.tape.nodes.is_empty() {
             let done = std::mem::take(&mut out.tape);
             if !out.chunks.as_mut().is_some_and(|send| send(done)) {
@@ -145,13 +153,19 @@ pub fn parse_members(
         }
         out.tape.own_text = Some(text.clone());
         out.numbers = Numbers::default();
-        // The text is the member's own UTF-8 (checked by `Members`).
+        // The text is the piece's own UTF-8 (checked by `Members`).
         let mut deserializer = serde_json::Deserializer::from_slice(&text);
-        MemberSeed(Seed {
+        let seed = Seed {
             out: &mut out,
             body: &text,
-        })
-        .deserialize(&mut deserializer)?;
+        };
+        if opens {
+            // The key, then the object whose members the next pieces bring.
+            KeySeed(seed).deserialize(&mut deserializer)?;
+            out.tape.nodes.push(Node::Object);
+        } else {
+            MemberSeed(seed).deserialize(&mut deserializer)?;
+        }
         deserializer.end()?;
     }
     out.tape.nodes.push(Node::End);

@@ -1,7 +1,7 @@
-//! Reading an answer while it arrives: a [`Decoder`] is handed the members of the answer's
-//! top-level object one by one, each as soon as its last byte has come, so that a large call
-//! on a slow link costs about the transfer of its bytes rather than the transfer and then the
-//! decoding. Each member is read by serde_json from a whole text, at its full speed.
+//! Reading an answer while it arrives: a [`Decoder`] is handed the answer's top-level object
+//! in pieces ([`Members`]), each as soon as its last byte has come, so that a large call on a
+//! slow link costs about the transfer of its bytes rather than the transfer and then the
+//! decoding. Each piece is a whole JSON text that serde_json reads at its full speed.
 
 use std::sync::Arc;
 
@@ -145,23 +145,50 @@ impl<T> Feed<T> {
     }
 }
 
-/// The members of an answer's top-level object as it arrives, each handed over as a JSON
-/// object of its own, `{"key": value}`, once it has arrived whole. The text is the body's own
-/// bytes: the comma before a member and the one after it stand in for the braces.
+/// A piece of an object body read as it arrives ([`Members::next_piece`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Whole members of the innermost open object, as an object text of their own,
+    /// `{"key": value, ...}`: the body's own bytes, the separators before the first and after
+    /// the last standing in for the braces.
+    Members(&'a str),
+    /// A member whose value is an object, opened: its own members come in the pieces that
+    /// follow, until [`Piece::Close`]. Holds the member's key as JSON text (quoted).
+    Open(&'a str),
+    /// The innermost open object ends.
+    Close,
+}
+
+/// The members of an answer's top-level object as it arrives, handed over as soon as each has
+/// arrived whole: one by one ([`next_member`](Self::next_member)), or in runs, with the objects
+/// inside opened down to a depth ([`next_piece`](Self::next_piece)), so that what is left to
+/// decode after the last byte is small however the body nests.
 pub struct Members {
     coming: tokio::sync::mpsc::Receiver<Bytes>,
-    /// The body from the start of the current member (its `{` or `,`) on.
+    /// The body from the separator that starts the pending members on (the innermost open
+    /// object's `{`, or a comma).
     text: Vec<u8>,
     /// Where the scan is in `text`, and what it is inside of.
     scan: usize,
     depth: u32,
     in_string: bool,
     escaped: bool,
-    /// Where the member handed over last ends (and the next one starts).
-    end: Option<usize>,
-    /// The current member follows a comma (rather than the object's `{`).
+    /// Objects open: the body's own, and those handed over as [`Piece::Open`].
+    open: u32,
+    /// Where the last member wholly read at the open level ends (its separator); 0: none yet.
+    last_end: usize,
+    /// Where the piece handed over last ends: the text up to there goes at the next call.
+    handed: Option<usize>,
+    /// The pending members follow a comma (so a member must come).
     after_comma: bool,
-    /// The object's closing brace was read.
+    /// Where the colon of the member being read is, while its value has not begun and may
+    /// be an object to open.
+    colon: Option<usize>,
+    /// The members handed over last ended their object, which closes at the next call.
+    closing: bool,
+    /// An opened object has closed: a separator of the level around it comes next.
+    after_close: bool,
+    /// The body's object was closed.
     closed: bool,
 }
 
@@ -174,8 +201,13 @@ impl Members {
             depth: 0,
             in_string: false,
             escaped: false,
-            end: None,
+            open: 0,
+            last_end: 0,
+            handed: None,
             after_comma: false,
+            colon: None,
+            closing: false,
+            after_close: false,
             closed: false,
         }
     }
@@ -221,17 +253,43 @@ impl Members {
         }
     }
 
-    /// The next member as `{"key": value}`; None after the last, once the rest of the body
-    /// is found blank. An error when the body ends inside the object or holds more after it.
+    /// The next member of the body's object as `{"key": value}`; None after the last, once
+    /// the rest of the body is found blank. An error when the body ends inside the object or
+    /// holds more after it.
     pub fn next_member(&mut self) -> serde_json::Result<Option<&str>> {
-        if let Some(end) = self.end.take() {
-            // The separator after the last member opens this one.
+        match self.next_piece(1, 0)? {
+            Some(Piece::Members(member)) => Ok(Some(member)),
+            // Depth 1 opens nothing, so nothing closes but the body's object.
+            Some(Piece::Open(_) | Piece::Close) => unreachable!("depth 1 opens no object"),
+            None => Ok(None),
+        }
+    }
+
+    /// The next piece of the body: objects that are members' values are opened down to
+    /// `depth` (1: the body's object only), and the whole members of the open object are
+    /// handed over in runs of at least `run_bytes` of text (0: one by one), a run ending early
+    /// where an object opens or closes. Give the same `depth` and `run_bytes` at every call.
+    /// None after the body's object, once the rest of the body is found blank; an error when
+    /// the body ends inside the object, holds more after it, or its separators are amiss
+    /// (what is inside a member is for its reader to check).
+    pub fn next_piece(&mut self, depth: u32, run_bytes: usize) -> serde_json::Result<Option<Piece<'_>>> {
+        if let Some(end) = self.handed.take() {
             self.text.drain(..end);
             self.scan -= end;
-            self.text[0] = b'{';
+            if let Some(colon) = &mut self.colon {
+                *colon -= end;
+            }
+        }
+        if self.closing {
+            self.closing = false;
+            return self.close();
         }
         if self.closed {
             return self.rest_is_blank().map(|()| None);
+        }
+        if self.open == 0 {
+            // `is_object` stood the scan on the body's `{`.
+            (self.open, self.depth, self.scan) = (1, 1, 1);
         }
         loop {
             while self.scan < self.text.len() {
@@ -252,20 +310,37 @@ impl Members {
                     self.scan += 1;
                     continue;
                 }
+                if let Some(colon) = self.colon {
+                    match byte {
+                        _ if byte.is_ascii_whitespace() => {
+                            self.scan += 1;
+                            continue;
+                        }
+                        // The members before the one to open go first.
+                        b'{' if self.last_end > 0 => return self.hand_members(self.last_end),
+                        b'{' => return self.open_member(colon),
+                        _ => self.colon = None,
+                    }
+                }
+                let at_level = self.depth == self.open;
+                if at_level && self.after_close && !matches!(byte, b',' | b'}') && !byte.is_ascii_whitespace()
+                {
+                    return Err(malformed("a member follows an object without a comma"));
+                }
                 match byte {
                     b'"' => self.in_string = true,
                     b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => {
-                        self.depth = self
-                            .depth
-                            .checked_sub(1)
-                            .ok_or_else(|| malformed("a bracket closes nothing"))?;
-                        if self.depth == 0 {
-                            self.closed = true;
-                            return self.member(self.scan);
+                    b'}' if at_level => return self.end_of_object(),
+                    b']' if at_level => return Err(malformed("a `]` closes an object")),
+                    b'}' | b']' => self.depth -= 1,
+                    b',' if at_level => {
+                        let run_ends = self.end_of_member()? && self.scan >= run_bytes;
+                        if run_ends {
+                            self.scan += 1;
+                            return self.hand_members(self.last_end);
                         }
                     }
-                    b',' if self.depth == 1 => return self.member(self.scan),
+                    b':' if at_level && self.open < depth => self.colon = Some(self.scan),
                     _ => {}
                 }
                 self.scan += 1;
@@ -276,36 +351,103 @@ impl Members {
         }
     }
 
-    /// The member from the start of the text to the separator at `at`.
-    fn member(&mut self, at: usize) -> serde_json::Result<Option<&str>> {
-        self.scan = at + 1;
-        if self.text[1..at].iter().all(u8::is_ascii_whitespace) {
-            // `{}`, or a comma with nothing before it (`{,` `,,` `,}`).
-            return if self.closed && !self.after_comma {
-                self.rest_is_blank().map(|()| None)
-            } else {
-                Err(malformed("a comma without a member"))
-            };
+    /// A comma at the open level (the scan on it): whether it ends a member (rather than the
+    /// object opened before it, whose members were handed over).
+    fn end_of_member(&mut self) -> serde_json::Result<bool> {
+        let at = self.scan;
+        if self.after_close {
+            // The pending members start here.
+            self.after_close = false;
+            self.text.drain(..at);
+            self.scan = 0;
+            self.after_comma = true;
+            return Ok(false);
         }
-        self.after_comma = self.text[at] == b',';
-        self.text[at] = b'}';
-        self.end = Some(at);
-        let member = std::str::from_utf8(&self.text[..=at])
+        if self.member_is_blank(at) {
+            return Err(malformed("a comma without a member"));
+        }
+        self.last_end = at;
+        Ok(true)
+    }
+
+    /// The `}` of the innermost open object (the scan on it): its last members, then its end.
+    fn end_of_object(&mut self) -> serde_json::Result<Option<Piece<'_>>> {
+        let at = self.scan;
+        self.scan += 1;
+        if self.after_close {
+            self.after_close = false;
+        } else if !self.member_is_blank(at) {
+            self.last_end = at;
+        } else if self.last_end > 0 || self.after_comma {
+            return Err(malformed("a comma without a member"));
+        }
+        if self.last_end > 0 {
+            self.closing = true;
+            return self.hand_members(self.last_end);
+        }
+        self.handed = Some(at);
+        self.close()
+    }
+
+    /// Whether the text from the last member's end (or the pending members' start) to `at`
+    /// is blank.
+    fn member_is_blank(&self, at: usize) -> bool {
+        self.text[self.last_end + 1..at]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+    }
+
+    /// The innermost open object ends.
+    fn close(&mut self) -> serde_json::Result<Option<Piece<'_>>> {
+        self.open -= 1;
+        self.depth -= 1;
+        if self.open == 0 {
+            self.closed = true;
+            return self.rest_is_blank().map(|()| None);
+        }
+        self.after_close = true;
+        Ok(Some(Piece::Close))
+    }
+
+    /// The pending members, up to the separator at `end`, as an object text.
+    fn hand_members(&mut self, end: usize) -> serde_json::Result<Option<Piece<'_>>> {
+        self.after_comma = self.text[end] == b',';
+        self.last_end = 0;
+        self.handed = Some(end);
+        self.text[0] = b'{';
+        self.text[end] = b'}';
+        let members = std::str::from_utf8(&self.text[..=end])
             .map_err(|e| malformed(&format!("the body is not UTF-8 text: {e}")))?;
-        Ok(Some(member))
+        Ok(Some(Piece::Members(members)))
+    }
+
+    /// Opens the member whose value begins at the scan, its key between the pending members'
+    /// start (no member pends) and `colon`.
+    fn open_member(&mut self, colon: usize) -> serde_json::Result<Option<Piece<'_>>> {
+        let at = self.scan;
+        self.colon = None;
+        self.open += 1;
+        self.depth += 1;
+        self.scan += 1;
+        // The value's `{` starts the members of the opened object.
+        self.handed = Some(at);
+        self.after_comma = false;
+        let key = std::str::from_utf8(self.text[1..colon].trim_ascii())
+            .map_err(|e| malformed(&format!("the body is not UTF-8 text: {e}")))?;
+        if key.is_empty() {
+            return Err(malformed("a member without a key"));
+        }
+        Ok(Some(Piece::Open(key)))
     }
 
     /// Reads the rest of the body, which must be blank.
     fn rest_is_blank(&mut self) -> serde_json::Result<()> {
-        let end = self.end.take().map_or(self.scan, |end| end + 1);
         loop {
-            if !self.text[end.min(self.text.len())..]
-                .iter()
-                .all(u8::is_ascii_whitespace)
-            {
+            let rest = self.scan.min(self.text.len());
+            if !self.text[rest..].iter().all(u8::is_ascii_whitespace) {
                 return Err(malformed("trailing characters after the object"));
             }
-            self.text.truncate(end.min(self.text.len()));
+            self.text.truncate(rest);
             if !self.more() {
                 return Ok(());
             }
@@ -353,6 +495,100 @@ mod tests {
                 let pieces = [&body[..cut], &body[cut..second], &body[second..]];
                 assert_eq!(members(&pieces).unwrap(), expected, "cut at {cut} and {second}");
             }
+        }
+    }
+
+    /// The value the pieces of `pieces` (the body cut there) make, objects opened down to
+    /// `depth` and members handed in runs of `run_bytes`; every piece must be valid alone.
+    fn rebuilt(pieces: &[&str], depth: u32, run_bytes: usize) -> Result<serde_json::Value, String> {
+        use serde_json::{Map, Value};
+        let (sender, coming) = tokio::sync::mpsc::channel(pieces.len() + 1);
+        for piece in pieces {
+            sender.try_send(Bytes::from(piece.to_string())).unwrap();
+        }
+        drop(sender);
+        let mut members = Members::new(coming);
+        assert!(members.is_object());
+        let mut open: Vec<(String, Map<String, Value>)> = vec![(String::new(), Map::new())];
+        while let Some(piece) = members.next_piece(depth, run_bytes).map_err(|e| e.to_string())? {
+            match piece {
+                Piece::Members(text) => {
+                    let run: Map<String, Value> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+                    open.last_mut().unwrap().1.extend(run);
+                }
+                Piece::Open(key) => {
+                    assert!(open.len() < depth as usize, "opened beyond the depth");
+                    open.push((serde_json::from_str(key).map_err(|e| e.to_string())?, Map::new()));
+                }
+                Piece::Close => {
+                    let (key, object) = open.pop().unwrap();
+                    open.last_mut().unwrap().1.insert(key, Value::Object(object));
+                }
+            }
+        }
+        assert_eq!(open.len(), 1, "objects left open");
+        Ok(Value::Object(open.pop().unwrap().1))
+    }
+
+    #[test]
+    fn pieces_make_the_body_at_every_depth_and_run_wherever_it_is_cut() {
+        let body = r#" {"0": {"name": "avg", "uprate": {"1": {"u": "9,}"}, "2" : {"u": "{"}},
+            "fault": null, "resptime": [], "e": {}}, "1\"": {"uprate": {"3": {"u": [1, {}]}}}, "z": 1} "#;
+        let whole: serde_json::Value = serde_json::from_str(body).unwrap();
+        for depth in 1..=4 {
+            for run_bytes in [0, 12, 40, 1 << 20] {
+                for cut in (0..=body.len()).filter(|&cut| body.is_char_boundary(cut)) {
+                    let pieces = [&body[..cut], &body[cut..]];
+                    let value = rebuilt(&pieces, depth, run_bytes);
+                    assert_eq!(
+                        value.as_ref(),
+                        Ok(&whole),
+                        "depth {depth}, runs of {run_bytes}, cut at {cut}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_object_opens_into_runs_of_its_members() {
+        let (sender, coming) = tokio::sync::mpsc::channel(1);
+        sender
+            .try_send(Bytes::from(r#"{"a": {"b": 1, "c": [2], "d": 3}, "e": 4}"#))
+            .unwrap();
+        drop(sender);
+        let mut members = Members::new(coming);
+        assert!(members.is_object());
+        let mut pieces = Vec::new();
+        while let Some(piece) = members.next_piece(2, 8).unwrap() {
+            pieces.push(format!("{piece:?}"));
+        }
+        assert_eq!(
+            pieces,
+            [
+                r#"Open("\"a\"")"#,
+                r#"Members("{\"b\": 1, \"c\": [2]}")"#,
+                r#"Members("{ \"d\": 3}")"#,
+                "Close",
+                r#"Members("{ \"e\": 4}")"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn separators_amiss_in_an_opened_object_are_errors() {
+        for (body, error) in [
+            (r#"{"a": {"b": 1,}}"#, "comma without"),
+            (r#"{"a": {,"b": 1}}"#, "comma without"),
+            (r#"{"a": {"b": 1},}"#, "comma without"),
+            (r#"{"a": {"b": 1} "c": 2}"#, "without a comma"),
+            (r#"{"a": {"b": 1]}"#, "closes an object"),
+            (r#"{: {"b": 1}}"#, "without a key"),
+            (r#"{"a": {"b": 1}"#, "ends inside"),
+            (r#"{"a": {"b": 1}} x"#, "trailing"),
+        ] {
+            let message = rebuilt(&[body], 3, 0).unwrap_err();
+            assert!(message.contains(error), "{body}: {message}");
         }
     }
 

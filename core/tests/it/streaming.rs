@@ -133,3 +133,51 @@ async fn a_body_broken_half_way_is_read_again_from_its_start() {
         );
     }
 }
+
+/// A site report cut into pieces as it arrives, its points and their maps opened: the
+/// pieces rebuild exactly the whole body, and the maps were opened.
+#[tokio::test]
+async fn a_report_cut_into_opened_objects_rebuilds_the_whole_body() {
+    use serde_json::{Map, Value};
+    let emu = paced().await;
+    let client = client(&emu);
+    let site = Request::SiteReport {
+        task_id: 20001,
+        range: week(),
+        monitor: Monitor::All,
+    };
+    let decoder = monapi::Decoder::new(false, |_| Ok((Value::Null, 0))).with_members(|members| {
+        let mut open = vec![(String::new(), Map::new())];
+        let mut opened = 0;
+        while let Some(piece) = members.next_piece(3, 64 << 10)? {
+            match piece {
+                monapi::Piece::Members(text) => {
+                    let run: Map<String, Value> = serde_json::from_str(text)?;
+                    open.last_mut().unwrap().1.extend(run);
+                }
+                monapi::Piece::Open(key) => {
+                    opened += 1;
+                    open.push((serde_json::from_str(key)?, Map::new()));
+                }
+                monapi::Piece::Close => {
+                    let (key, object) = open.pop().unwrap();
+                    open.last_mut().unwrap().1.insert(key, Value::Object(object));
+                }
+            }
+        }
+        Ok((Value::Object(open.pop().unwrap().1), opened))
+    });
+    let (raw, (rebuilt, opened)) = client.execute_decoded(&site, &decoder).await.unwrap();
+    let whole: Value = serde_json::from_slice(raw.body()).unwrap();
+    assert!(
+        raw.body().len() > 2_000_000,
+        "read as it arrives: {}",
+        raw.body().len()
+    );
+    assert_eq!(rebuilt, whole);
+    let points = whole.as_object().unwrap().len();
+    assert!(
+        opened >= 3 * points,
+        "each point and its uprate and resptime maps: {opened}"
+    );
+}
