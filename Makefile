@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version soak-test tables-bench
+.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -65,6 +65,12 @@ lint: python-env
 ## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)
 set-version: node-env
 	CARGO="$(CARGO)" NODE="$(NODE)" NPM="$(NPM)" scripts/set-version.sh $(VERSION)
+
+## answers: write the answers' shapes declared once in core/answers.toml as the Python TypedDicts
+## (bindings-python/python/monapi/_answers.py) and the TypeScript types (bindings-node/ts/lib/answers.ts);
+## commit them (the Python suite fails when they differ: scripts/gen-answers.py --check)
+answers:
+	$(PYTHON) scripts/gen-answers.py
 
 ## fmt: format the code
 fmt:
