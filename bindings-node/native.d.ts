@@ -86,10 +86,16 @@ export declare class NativeClient {
   request(method: string, path: string, query: Array<Array<string>>, form: Array<Array<string>>, call?: NativeCall | undefined | null): Promise<string>
   /** The agent list. */
   agents(call?: NativeCall | undefined | null): Promise<string>
-  /** The report of a service task; dates are `YYYY-MM-DD`. */
-  serviceReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, call?: NativeCall | undefined | null): Promise<string>
-  /** The report of a site task; `monitor` unset = all points, `"0"` = the average. */
-  siteReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, call?: NativeCall | undefined | null): Promise<string>
+  /**
+   * The report of a service task; dates are `YYYY-MM-DD`. With `on_piece`, its body is
+   * handed over in pieces as it arrives (`answer::execute_arriving`).
+   */
+  serviceReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, onPiece?: ((arg: string) => void) | undefined | null, call?: NativeCall | undefined | null): Promise<string | number>
+  /**
+   * The report of a site task; `monitor` unset = all points, `"0"` = the average. With
+   * `on_piece`, as `service_report`.
+   */
+  siteReport(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, monitor?: number | string | undefined | null, onPiece?: ((arg: string) => void) | undefined | null, call?: NativeCall | undefined | null): Promise<string | number>
   /** The response-time distribution of a site task. */
   responseTimeDistribution(taskId: number | string, startDate?: string | undefined | null, endDate?: string | undefined | null, call?: NativeCall | undefined | null): Promise<string>
   /**

@@ -1,16 +1,15 @@
 //! `NativeClient`: the core [`monapi::Client`] behind the TypeScript `Client` (`ts/client.ts`).
 //!
 //! Answers cross into JavaScript as one string each (the body exactly as the service sent
-//! it), which the TypeScript layer hands to `JSON.parse`: V8's parser is much faster than
-//! building the objects field by field through N-API.
+//! it), or in pieces as they arrive for the large reports (`answer.rs`).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
 
 use monapi::input::{self, Id};
 use monapi::{
-    Client, ClientBuilder, DateRange, Endpoint, Method, NewServiceTask, RawResponse, Request, ServerTask,
-    TaskList, TaskPage, Token,
+    Client, ClientBuilder, DateRange, Endpoint, Method, NewServiceTask, Request, ServerTask, TaskList,
+    TaskPage, Token,
 };
 use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw, Status, ToNapiValue};
 use napi::sys;
@@ -18,6 +17,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Env;
 use napi_derive::napi;
 
+use crate::answer::{execute, execute_arriving, piece_sink, JsonText};
 use crate::boundary::{guard, spawn};
 use crate::call::{Context, NativeCall};
 use crate::errors::{invalid_input, Result, Settled};
@@ -27,37 +27,6 @@ use crate::options::options;
 /// The `onToken` listener: called with the token as JSON. Weak, so that it never keeps the
 /// process alive.
 type TokenListener = ThreadsafeFunction<String, (), String, Status, false, true>;
-
-/// A body that reaches JavaScript as one string, without an intermediate copy.
-pub struct JsonText {
-    raw: RawResponse,
-    ascii: bool,
-}
-
-impl JsonText {
-    fn new(raw: RawResponse) -> Result<JsonText> {
-        let ascii = raw.body().is_ascii();
-        if !ascii && std::str::from_utf8(raw.body()).is_err() {
-            return Err(raw.decode_error("the answer is not valid UTF-8").into());
-        }
-        Ok(JsonText { raw, ascii })
-    }
-}
-
-impl ToNapiValue for JsonText {
-    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-        let body = val.raw.body();
-        let mut out = std::ptr::null_mut();
-        // ASCII (most answers) is copied as Latin-1, which V8 takes without decoding.
-        let status = if val.ascii {
-            sys::napi_create_string_latin1(env, body.as_ptr().cast(), body.len() as isize, &mut out)
-        } else {
-            sys::napi_create_string_utf8(env, body.as_ptr().cast(), body.len() as isize, &mut out)
-        };
-        napi::check_status!(status, "cannot create the answer string")?;
-        Ok(out)
-    }
-}
 
 /// The monapi client for JavaScript; see `Client` in `index.d.ts` for the public API.
 #[napi]
@@ -475,24 +444,33 @@ impl NativeClient {
         self.start(env, call, |client| Ok(execute(client, Request::Agents)))
     }
 
-    /// The report of a service task; dates are `YYYY-MM-DD`.
-    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    /// The report of a service task; dates are `YYYY-MM-DD`. With `on_piece`, its body is
+    /// handed over in pieces as it arrives (`answer::execute_arriving`).
+    #[napi(catch_unwind, ts_return_type = "Promise<string | number>")]
     pub fn service_report<'e>(
         &self,
         env: &'e Env,
         task_id: Either<f64, String>,
         start_date: Option<String>,
         end_date: Option<String>,
+        on_piece: Option<Function<String, ()>>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+    ) -> napi::Result<PromiseRaw<'e, Settled<Either<JsonText, u32>>>> {
+        let sink = piece_sink(on_piece)?;
         self.start(env, call, |client| {
             let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
-            Ok(execute(client, Request::ServiceReport { task_id, range }))
+            Ok(execute_arriving(
+                client,
+                Request::ServiceReport { task_id, range },
+                sink,
+            ))
         })
     }
 
-    /// The report of a site task; `monitor` unset = all points, `"0"` = the average.
-    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    /// The report of a site task; `monitor` unset = all points, `"0"` = the average. With
+    /// `on_piece`, as `service_report`.
+    #[napi(catch_unwind, ts_return_type = "Promise<string | number>")]
+    #[allow(clippy::too_many_arguments)]
     pub fn site_report<'e>(
         &self,
         env: &'e Env,
@@ -500,19 +478,19 @@ impl NativeClient {
         start_date: Option<String>,
         end_date: Option<String>,
         monitor: Option<Either<f64, String>>,
+        on_piece: Option<Function<String, ()>>,
         call: Option<&NativeCall>,
-    ) -> napi::Result<PromiseRaw<'e, Settled<JsonText>>> {
+    ) -> napi::Result<PromiseRaw<'e, Settled<Either<JsonText, u32>>>> {
+        let sink = piece_sink(on_piece)?;
         self.start(env, call, |client| {
             let (task_id, range) = task_and_range(&task_id, start_date, end_date)?;
             let monitor = input::monitor(monitor.as_ref().map(id))?;
-            Ok(execute(
-                client,
-                Request::SiteReport {
-                    task_id,
-                    range,
-                    monitor,
-                },
-            ))
+            let request = Request::SiteReport {
+                task_id,
+                range,
+                monitor,
+            };
+            Ok(execute_arriving(client, request, sink))
         })
     }
 
@@ -542,10 +520,6 @@ impl NativeClient {
         self.client.write().unwrap_or_else(|e| e.into_inner()).take();
         self.listener.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
-}
-
-async fn execute(client: Client, request: Request) -> Result<JsonText> {
-    JsonText::new(client.execute(&request).await?)
 }
 
 /// A saved token from its JSON (the TypeScript layer stringifies the caller's object).

@@ -9,6 +9,7 @@
 
 #![deny(clippy::all)]
 
+mod answer;
 mod boundary;
 mod call;
 mod client;

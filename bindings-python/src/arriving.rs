@@ -26,12 +26,6 @@ use crate::tape::{parse_members, Tape};
 /// byte arrives (128 KiB of nodes, against 1 MiB for a body at hand).
 const CHUNK_NODES: usize = 1 << 13;
 
-/// How the body is cut while it arrives: objects opened down to the third level (the
-/// answer's, a site report's monitoring point, its maps keyed by check time) and members in
-/// runs of 64 KiB, so that what is left to build after the last byte is one run, whatever the
-/// answer's shape.
-const PIECES: (u32, usize) = (3, 64 << 10);
-
 /// Chunks waiting for the builder: when it falls behind, the parse (and so the reading of the
 /// answer) waits rather than holding more (4 MiB of nodes).
 const QUEUED_CHUNKS: usize = 32;
@@ -160,7 +154,7 @@ fn decoder(sender: SyncSender<Piece>) -> Decoder<bool> {
         let gone = || <serde_json::Error as serde::de::Error>::custom("nobody is waiting for the body");
         sender.send(Piece::Begin).map_err(|_| gone())?;
         let mut send = |tape| sender.send(Piece::Chunk(tape)).is_ok();
-        let parsed = parse_members(members, PIECES, CHUNK_NODES, &mut send);
+        let parsed = parse_members(members, monapi::OBJECT_PIECES, CHUNK_NODES, &mut send);
         sender.send(Piece::Ended).map_err(|_| gone())?;
         parsed.map(|()| true)
     })

@@ -19,6 +19,12 @@ const PROBE_BYTES: usize = 2 << 20;
 /// "Decoded as it arrives" in bench/RESULTS.md).
 const MEMBERS_BELOW_BYTES_PER_SECOND: f64 = 100e6;
 
+/// How a decoder that builds a language's objects has a body cut ([`Members::next_piece`]'s
+/// depth and runs): objects opened down to the third level (the answer's, a site report's
+/// monitoring point, its maps keyed by check time) and members in runs of 64 KiB, so that what
+/// is left to build after the last byte is one run, whatever the answer's shape.
+pub const OBJECT_PIECES: (u32, usize) = (3, 64 << 10);
+
 /// Reads an answer ([`Client::execute_decoded`](crate::Client::execute_decoded)) on a blocking
 /// thread: member by member while it arrives when its body is an object and the decoder reads
 /// members, whole after it arrived otherwise. The tables and the typed reports use one; the

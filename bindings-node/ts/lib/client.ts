@@ -2,6 +2,7 @@
 
 import util = require('node:util')
 
+import { Arrival } from './arriving.js'
 import { CALL_OPTIONS, id, isPlainObject, isUnset, numeric, options, params, parse, range, run, text } from './args.js'
 import type {
   Agents,
@@ -455,7 +456,9 @@ export class Client {
   async serviceReport(taskId: Id, options_?: DateRangeOptions): Promise<ServiceReport> {
     const n = this.#open()
     const [o, start, end] = range(options_, 'options')
-    return parse(await run(o, (call) => n.serviceReport(id(taskId), start, end, call)), 'serviceReport')
+    const arrival = new Arrival('serviceReport')
+    const answer = await run(o, (call) => n.serviceReport(id(taskId), start, end, arrival.onPiece, call))
+    return (typeof answer === 'string' ? parse(answer, 'serviceReport') : await arrival.value(answer)) as ServiceReport
   }
 
   /**
@@ -472,7 +475,9 @@ export class Client {
     const n = this.#open()
     const [o, start, end] = range(options_, 'options', ['monitor'])
     const monitor = isUnset(o.monitor) ? undefined : id(o.monitor)
-    return parse(await run(o, (call) => n.siteReport(id(taskId), start, end, monitor, call)), 'siteReport')
+    const arrival = new Arrival('siteReport')
+    const answer = await run(o, (call) => n.siteReport(id(taskId), start, end, monitor, arrival.onPiece, call))
+    return (typeof answer === 'string' ? parse(answer, 'siteReport') : await arrival.value(answer)) as SiteReport
   }
 
   /**
