@@ -94,8 +94,7 @@ pub async fn execute_arriving(
             )),
         };
         send("b".into())?;
-        let (depth, run_bytes) = monapi::OBJECT_PIECES;
-        while let Some(piece) = members.next_piece(depth, run_bytes)? {
+        while let Some(piece) = members.next_object_piece()? {
             // What JSON.parse is handed is JSON: what is not is read whole, failing there.
             send(match piece {
                 Piece::Members(text) => {

@@ -154,7 +154,7 @@ fn decoder(sender: SyncSender<Piece>) -> Decoder<bool> {
         let gone = || <serde_json::Error as serde::de::Error>::custom("nobody is waiting for the body");
         sender.send(Piece::Begin).map_err(|_| gone())?;
         let mut send = |tape| sender.send(Piece::Chunk(tape)).is_ok();
-        let parsed = parse_members(members, monapi::OBJECT_PIECES, CHUNK_NODES, &mut send);
+        let parsed = parse_members(members, CHUNK_NODES, &mut send);
         sender.send(Piece::Ended).map_err(|_| gone())?;
         parsed.map(|()| true)
     })

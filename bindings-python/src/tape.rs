@@ -120,13 +120,12 @@ pub fn parse_chunked(body: &[u8], chunk_nodes: usize, chunks: SyncSender<Result<
     }
 }
 
-/// Parses an object body as it arrives, in the pieces `members` hands over (objects opened
-/// down to `depth`, members in runs of `run_bytes`), handing over chunks as [`parse_chunked`]
-/// does (the last one included). A chunk holds the nodes of one piece at most, and the piece's
+/// Parses an object body as it arrives, in the pieces `members` hands over for objects
+/// ([`monapi::Members::next_object_piece`]), handing over chunks as [`parse_chunked`] does (the
+/// last one included). A chunk holds the nodes of one piece at most, and the piece's
 /// text, which its strings point into.
 pub fn parse_members(
     members: &mut monapi::Members,
-    (depth, run_bytes): (u32, usize),
     chunk_nodes: usize,
     send: &mut dyn FnMut(Tape) -> bool,
 ) -> Result<(), serde_json::Error> {
@@ -138,12 +137,15 @@ pub fn parse_members(
         numbers: Numbers::default(),
     };
     out.tape.nodes.push(Node::Object);
-    while let Some(piece) = members.next_piece(depth, run_bytes)? {
-        let (Piece::Members(text) | Piece::Open(text)) = piece else {
-            out.tape.nodes.push(Node::End);
-            continue;
+    while let Some(piece) = members.next_object_piece()? {
+        let (text, opens) = match piece {
+            Piece::Members(text) => (text, false),
+            Piece::Open(key) => (key, true),
+            Piece::Close => {
+                out.tape.nodes.push(Node::End);
+                continue;
+            }
         };
-        let opens = matches!(piece, Piece::Open(_));
         let text = Bytes::copy_from_slice(text.as_bytes());
         if !out.tape.nodes.is_empty() {
             let done = std::mem::take(&mut out.tape);

@@ -19,11 +19,12 @@ const PROBE_BYTES: usize = 2 << 20;
 /// "Decoded as it arrives" in bench/RESULTS.md).
 const MEMBERS_BELOW_BYTES_PER_SECOND: f64 = 100e6;
 
-/// How a decoder that builds a language's objects has a body cut ([`Members::next_piece`]'s
-/// depth and runs): objects opened down to the third level (the answer's, a site report's
-/// monitoring point, its maps keyed by check time) and members in runs of 64 KiB, so that what
-/// is left to build after the last byte is one run, whatever the answer's shape.
-pub const OBJECT_PIECES: (u32, usize) = (3, 64 << 10);
+/// How [`Members::next_object_piece`] cuts a body: objects opened down to the third level (the
+/// answer's, a site report's monitoring point, its maps keyed by check time) and members in
+/// runs of 64 KiB, so that what is left to build after the last byte is one run, whatever the
+/// answer's shape.
+const OBJECT_DEPTH: u32 = 3;
+const OBJECT_RUN_BYTES: usize = 64 << 10;
 
 /// Reads an answer ([`Client::execute_decoded`](crate::Client::execute_decoded)) on a blocking
 /// thread: member by member while it arrives when its body is an object and the decoder reads
@@ -269,6 +270,13 @@ impl Members {
             Some(Piece::Open(_) | Piece::Close) => unreachable!("depth 1 opens no object"),
             None => Ok(None),
         }
+    }
+
+    /// The next piece of the body as a decoder that builds a language's objects takes it
+    /// (opened to the third level, in runs of 64 KiB): what is left after the last byte is one
+    /// run.
+    pub fn next_object_piece(&mut self) -> serde_json::Result<Option<Piece<'_>>> {
+        self.next_piece(OBJECT_DEPTH, OBJECT_RUN_BYTES)
     }
 
     /// The next piece of the body: objects that are members' values are opened down to

@@ -46,7 +46,7 @@ mod shape;
 pub mod table;
 mod transport;
 
-pub use arriving::{Decoder, Members, Piece, OBJECT_PIECES};
+pub use arriving::{Decoder, Members, Piece};
 pub use auth::{md5_hex, TokenCallback};
 pub use builder::ClientBuilder;
 pub use client::Client;

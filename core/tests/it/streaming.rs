@@ -149,7 +149,7 @@ async fn a_report_cut_into_opened_objects_rebuilds_the_whole_body() {
     let decoder = monapi::Decoder::new(false, |_| Ok((Value::Null, 0))).with_members(|members| {
         let mut open = vec![(String::new(), Map::new())];
         let mut opened = 0;
-        while let Some(piece) = members.next_piece(3, 64 << 10)? {
+        while let Some(piece) = members.next_object_piece()? {
             match piece {
                 monapi::Piece::Members(text) => {
                     let run: Map<String, Value> = serde_json::from_str(text)?;
