@@ -85,6 +85,8 @@ impl From<Settings> for ClientBuilder {
             max_response_bytes: Some(settings.max_response_bytes),
             language: Some(settings.language),
             timezone: Some(settings.timezone),
+            store: settings.store,
+            settle: Some(settings.settle),
         })
     }
 }
@@ -171,7 +173,9 @@ impl ClientBuilder {
             max_connections,
             max_response_bytes,
             language,
-            timezone
+            timezone,
+            store,
+            settle
         );
         self
     }
@@ -330,6 +334,22 @@ impl ClientBuilder {
         self
     }
 
+    /// A directory to keep report tables in (see [`table::Store`](crate::table::Store)):
+    /// the table calls read the settled days it holds and write those they fetch. Also read
+    /// from `MONAPI_STORE`. Nothing is created until a day is written.
+    pub fn store(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.given.store = Some(dir.into());
+        self
+    }
+
+    /// How long after a day ends, in the client's time zone, it counts as settled (default
+    /// [`DEFAULT_SETTLE`](crate::settings::DEFAULT_SETTLE), two hours): only settled days are
+    /// kept in a store; the others are fetched every time.
+    pub fn settle(mut self, settle: Duration) -> Self {
+        self.given.settle = Some(settle);
+        self
+    }
+
     /// Checks the configuration and builds the client. No request is made.
     pub fn build(self) -> Result<Client> {
         let given = self.given;
@@ -421,6 +441,10 @@ impl ClientBuilder {
         let max_retries = count(given.max_retries, "max_retries")?;
         let max_connections = count(given.max_connections, "max_connections")?;
         let max_response_bytes = count(given.max_response_bytes, "max_response_bytes")?;
+        let settle = duration(given.settle, "settle")?;
+        let store = given
+            .store
+            .or_else(|| env("MONAPI_STORE").map(std::path::PathBuf::from));
         let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, &env)?;
         if let Some(Proxy::Url(url)) = &given.proxy {
             network::check_proxy(url)?;
@@ -443,6 +467,8 @@ impl ClientBuilder {
             max_response_bytes,
             language,
             timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
+            store,
+            settle,
         };
         let redactor = Arc::new(Redactor::default());
         redactor.add(settings.client_secret.expose());

@@ -147,11 +147,13 @@ pub enum ErrorKind {
     Aborted,
     /// Some tasks of a bulk call failed; the others' results are whole.
     PartialResult,
+    /// A local store's directory or file could not be read or written.
+    Store,
 }
 
 impl ErrorKind {
     /// A short lowercase name: `auth`, `api`, `partial_create`, `invalid_input`, `timeout`,
-    /// `connection`, `decode`, `aborted`, `partial_result`.
+    /// `connection`, `decode`, `aborted`, `partial_result`, `store`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Auth => "auth",
@@ -163,6 +165,7 @@ impl ErrorKind {
             ErrorKind::Decode => "decode",
             ErrorKind::Aborted => "aborted",
             ErrorKind::PartialResult => "partial_result",
+            ErrorKind::Store => "store",
         }
     }
 }
@@ -365,6 +368,15 @@ pub enum Error {
         /// Its error's message.
         first_error: String,
     },
+    /// A local store (see [`table::Store`](crate::table::Store)) could not be read or written:
+    /// its directory is not writable, the disk is full, its description is not one.
+    #[error("the store's {path} {message}")]
+    Store {
+        /// The file or directory.
+        path: String,
+        /// What failed, and why.
+        message: String,
+    },
 }
 
 fn api_message(status: u16, code: &Option<i64>, error: &Option<String>, message: &str) -> String {
@@ -431,7 +443,7 @@ impl fmt::Display for PartialCreate {
 
 /// The stable codes of [`Error::code`], one per [`ErrorKind`] (two more for the usual
 /// authentication failures), as the Python and Node packages expose them.
-pub const ERROR_CODES: [&str; 11] = [
+pub const ERROR_CODES: [&str; 12] = [
     "AUTH_INVALID_CLIENT",
     "AUTH_INVALID_GRANT",
     "AUTH_ERROR",
@@ -443,6 +455,7 @@ pub const ERROR_CODES: [&str; 11] = [
     "DECODE",
     "ABORTED",
     "PARTIAL_RESULT",
+    "STORE",
 ];
 
 impl Error {
@@ -458,6 +471,7 @@ impl Error {
             Error::Decode { .. } => ErrorKind::Decode,
             Error::Aborted => ErrorKind::Aborted,
             Error::PartialResult { .. } => ErrorKind::PartialResult,
+            Error::Store { .. } => ErrorKind::Store,
         }
     }
 
@@ -465,7 +479,8 @@ impl Error {
     /// service refused the client id or secret), `AUTH_INVALID_GRANT` (it refused the account
     /// or the refresh token), `AUTH_ERROR` (another authentication failure), `API_ERROR`,
     /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION`, `DECODE`, `ABORTED` (the
-    /// caller cancelled the call) or `PARTIAL_RESULT` (some tasks of a bulk call failed).
+    /// caller cancelled the call), `PARTIAL_RESULT` (some tasks of a bulk call failed) or
+    /// `STORE` (a local store could not be read or written).
     ///
     /// ```
     /// let err = monapi::Error::invalid_input(None, "page", "must be 1 or more");
@@ -486,6 +501,7 @@ impl Error {
             Error::Decode { .. } => "DECODE",
             Error::Aborted => "ABORTED",
             Error::PartialResult { .. } => "PARTIAL_RESULT",
+            Error::Store { .. } => "STORE",
         }
     }
 
@@ -524,7 +540,10 @@ impl Error {
             | Error::Connection { endpoint, .. }
             | Error::Decode { endpoint, .. } => Some(endpoint),
             Error::PartialCreate(partial) => Some(&partial.endpoint),
-            Error::InvalidInput { .. } | Error::Aborted | Error::PartialResult { .. } => None,
+            Error::InvalidInput { .. }
+            | Error::Aborted
+            | Error::PartialResult { .. }
+            | Error::Store { .. } => None,
         }
     }
 

@@ -35,6 +35,11 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1 << 30;
 /// The most `max_response_bytes` may be: 2^53, the largest whole number every language's
 /// numbers hold exactly.
 pub const MAX_RESPONSE_BYTES: usize = 1 << 53;
+/// Default of `settle`: how long after a day ends (in the client's time zone) it counts as
+/// settled, and a store keeps it. Two hours: the longest check frequency the service offers
+/// is an hour, so a day's last check runs within an hour of midnight, and the second hour is
+/// for its collectors' uploads to reach the reports.
+pub const DEFAULT_SETTLE: Duration = Duration::from_secs(2 * 3600);
 /// The service's time zone, the default of `timezone`: China Standard Time, `+08:00`, without
 /// daylight saving time (the service runs from Beijing).
 ///
@@ -254,6 +259,24 @@ pub const SETTINGS: &[Setting] = &[
         cli: true,
         help: "Time zone of the service's days and clock times, as an offset from UTC",
     },
+    Setting {
+        name: "store",
+        node: "store",
+        kind: Kind::Text,
+        env: Some("MONAPI_STORE"),
+        default: Fallback::None,
+        cli: true,
+        help: "Directory of a local Parquet store: report tables read the settled days it holds and keep those they fetch",
+    },
+    Setting {
+        name: "settle",
+        node: "settleMs",
+        kind: Kind::Duration,
+        env: None,
+        default: Fallback::Duration(DEFAULT_SETTLE),
+        cli: true,
+        help: "How long after a day ends (in the client's time zone) it is settled, and kept in the store",
+    },
 ];
 
 /// A setting's value as a caller's language hands it over.
@@ -442,6 +465,10 @@ pub struct Options {
     pub language: Option<Language>,
     /// See [`ClientBuilder::timezone`](crate::ClientBuilder::timezone).
     pub timezone: Option<FixedOffset>,
+    /// See [`ClientBuilder::store`](crate::ClientBuilder::store).
+    pub store: Option<PathBuf>,
+    /// See [`ClientBuilder::settle`](crate::ClientBuilder::settle).
+    pub settle: Option<Duration>,
 }
 
 impl Options {
@@ -521,6 +548,8 @@ impl Options {
             "max_connections" => self.max_connections = Some(count(setting, value)?),
             "max_response_bytes" => self.max_response_bytes = Some(count(setting, value)?),
             "timezone" => self.timezone = Some(input::timezone(&text(value))?),
+            "store" => self.store = Some(PathBuf::from(text(value))),
+            "settle" => self.settle = Some(duration(setting, value, language)?),
             other => unreachable!("the setting {other} has no field"),
         }
         Ok(())
@@ -654,6 +683,10 @@ pub struct Settings {
     pub language: Language,
     /// The time zone of the service's days and clock times.
     pub timezone: FixedOffset,
+    /// The directory of the local store, when the client has one.
+    pub store: Option<PathBuf>,
+    /// How long after a day ends it is settled.
+    pub settle: Duration,
 }
 
 // By hand: the extra certificates are shown by their size, not as a list of bytes.
@@ -676,6 +709,8 @@ impl fmt::Debug for Settings {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("language", &self.language)
             .field("timezone", &self.timezone)
+            .field("store", &self.store)
+            .field("settle", &self.settle)
             .finish()
     }
 }
@@ -716,7 +751,11 @@ impl Settings {
                 Value::Number(self.max_response_bytes as f64),
             ),
             ("timezone", Value::Text(self.timezone.to_string())),
+            ("settle", duration(self.settle)),
         ];
+        if let Some(store) = &self.store {
+            values.push(("store", Value::Text(store.to_string_lossy().into_owned())));
+        }
         if let Some(username) = &self.username {
             values.push(("username", Value::Text(username.clone())));
         }

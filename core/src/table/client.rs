@@ -12,6 +12,8 @@ use chrono::{FixedOffset, NaiveDate, Utc};
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamExt};
 
+use super::store::Store;
+use super::stored::{self, Report};
 use super::{Body, SiteTables};
 use crate::Decoder;
 use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
@@ -44,7 +46,7 @@ impl Client {
 /// such, so the dates a table is built with are the dates the service was asked for.
 #[derive(Clone, Debug)]
 pub struct Tables {
-    client: Client,
+    pub(super) client: Client,
 }
 
 /// Which tasks a bulk call fetches.
@@ -321,17 +323,39 @@ impl Tables {
         Ok(super::monitors(&self.client.monitors().await?))
     }
 
-    /// The long table of a service task's report over `range`.
+    /// The client's store, when it has one (see [`ClientBuilder::store`](crate::ClientBuilder::store)).
+    pub fn store(&self) -> Result<Option<Store>> {
+        let settings = self.client.settings();
+        settings
+            .store
+            .as_ref()
+            .map(|root| Store::open(root, settings.timezone))
+            .transpose()
+    }
+
+    /// The long table of a service task's report over `range`. With a store, the settled
+    /// days it holds are read from it and only the others fetched (see [`Store`]).
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
-        Ok(service_report(&self.client, task_id, range).await?.table)
+        let store = self.store()?;
+        Ok(
+            service_report_through(&self.client, store.as_ref(), task_id, range)
+                .await?
+                .table,
+        )
     }
 
     /// The three tables of a site task's report over `range`, for the points `monitor`
-    /// selects.
+    /// selects. With a store, as [`service_report`](Tables::service_report) (the store
+    /// keeps every point; the days it lacks are fetched for every point, and kept).
     pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteTables> {
         let range = self.resolve(range)?;
-        Ok(site_report(&self.client, task_id, range, monitor).await?.table)
+        let store = self.store()?;
+        Ok(
+            site_report_through(&self.client, store.as_ref(), task_id, range, monitor)
+                .await?
+                .table,
+        )
     }
 
     /// The response-time distribution of a site task over `range`.
@@ -394,10 +418,10 @@ impl Tables {
         let task_ids = self.task_ids(tasks.into(), TaskList::Service).await?;
         self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
             .await?;
-        let client = self.client.clone();
+        let (client, store) = (self.client.clone(), self.store()?);
         Ok(bulk(task_ids, &options, move |task_id| {
-            let client = client.clone();
-            async move { service_report(&client, task_id, range).await }
+            let (client, store) = (client.clone(), store.clone());
+            async move { service_report_through(&client, store.as_ref(), task_id, range).await }
         }))
     }
 
@@ -436,15 +460,15 @@ impl Tables {
             monitor,
         })
         .await?;
-        let client = self.client.clone();
+        let (client, store) = (self.client.clone(), self.store()?);
         Ok(bulk(task_ids, &options, move |task_id| {
-            let client = client.clone();
-            async move { site_report(&client, task_id, range, monitor).await }
+            let (client, store) = (client.clone(), store.clone());
+            async move { site_report_through(&client, store.as_ref(), task_id, range, monitor).await }
         }))
     }
 
     /// The ids `tasks` names: as given, or every task of `list` (read whole first).
-    async fn task_ids(&self, tasks: TaskIds, list: TaskList) -> Result<Vec<u64>> {
+    pub(super) async fn task_ids(&self, tasks: TaskIds, list: TaskList) -> Result<Vec<u64>> {
         match (tasks, list) {
             (TaskIds::Ids(ids), _) => Ok(ids),
             (TaskIds::All, TaskList::Service) => {
@@ -468,12 +492,136 @@ impl Tables {
     }
 
     /// Both dates, today (in the client's time zone) for those left out.
-    fn resolve(&self, range: DateRange) -> Result<DateRange> {
+    pub(super) fn resolve(&self, range: DateRange) -> Result<DateRange> {
         let today = Utc::now().with_timezone(&self.timezone()).date_naive();
         let range = DateRange::new(range.start.unwrap_or(today), range.end.unwrap_or(today));
         range.validate()?;
         Ok(range)
     }
+}
+
+/// The last day settled now, by the client's settings.
+pub(super) fn last_settled(client: &Client) -> NaiveDate {
+    stored::last_settled_day(Utc::now(), client.timezone(), client.settings().settle)
+}
+
+/// A task's service report, through `store` when there is one.
+async fn service_report_through(
+    client: &Client,
+    store: Option<&Store>,
+    task_id: u64,
+    range: DateRange,
+) -> Result<Fetched<RecordBatch>> {
+    let Some(store) = store else {
+        return service_report(client, task_id, range).await;
+    };
+    let through = stored::through(
+        store,
+        Report::Service,
+        task_id,
+        range,
+        last_settled(client),
+        &fetch(client, Report::Service, task_id),
+    )
+    .await?;
+    let table = through
+        .tables
+        .into_iter()
+        .next()
+        .expect("a service report has one table");
+    Ok(Fetched {
+        rows: table.num_rows(),
+        bytes: through.bytes,
+        table,
+    })
+}
+
+/// A task's site report, through `store` when there is one: the store keeps every point,
+/// and `monitor` picks the rows.
+async fn site_report_through(
+    client: &Client,
+    store: Option<&Store>,
+    task_id: u64,
+    range: DateRange,
+    monitor: Monitor,
+) -> Result<Fetched<SiteTables>> {
+    let Some(store) = store else {
+        return site_report(client, task_id, range, monitor).await;
+    };
+    let through = stored::through(
+        store,
+        Report::Site,
+        task_id,
+        range,
+        last_settled(client),
+        &fetch(client, Report::Site, task_id),
+    )
+    .await?;
+    let mut tables = through.tables.into_iter().map(|table| only(table, monitor));
+    let mut next = || tables.next().expect("a site report has three tables");
+    let tables = SiteTables {
+        availability: next()?,
+        response_time: next()?,
+        faults: next()?,
+    };
+    let rows = tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
+    Ok(Fetched {
+        table: tables,
+        bytes: through.bytes,
+        rows,
+    })
+}
+
+/// The rows of the points `monitor` selects.
+fn only(table: RecordBatch, monitor: Monitor) -> Result<RecordBatch> {
+    let id = match monitor {
+        Monitor::All => return Ok(table),
+        Monitor::Average => 0,
+        Monitor::Point(id) => id,
+    };
+    let ids = table
+        .column_by_name("monitor_id")
+        .and_then(|column| column.as_any().downcast_ref::<arrow_array::UInt32Array>())
+        .expect("site tables have a UInt32 monitor_id");
+    let keep: arrow_array::BooleanArray = ids
+        .iter()
+        .map(|point| Some(point.map(u64::from) == Some(id)))
+        .collect();
+    arrow_select::filter::filter_record_batch(&table, &keep).map_err(|error| Error::Store {
+        path: "(in memory)".into(),
+        message: format!("the rows of monitor {id} could not be picked: {error}"),
+    })
+}
+
+/// How a store fetches a task's `report` over a run of days (every point, for a site).
+pub(super) fn fetch(client: &Client, report: Report, task_id: u64) -> stored::Fetch {
+    let client = client.clone();
+    Box::new(move |range| {
+        let client = client.clone();
+        Box::pin(async move {
+            Ok(match report {
+                Report::Service => {
+                    let fetched = service_report(&client, task_id, range).await?;
+                    stored::Fetched {
+                        tables: vec![fetched.table],
+                        bytes: fetched.bytes,
+                    }
+                }
+                Report::Site => {
+                    let fetched = site_report(&client, task_id, range, Monitor::All).await?;
+                    let SiteTables {
+                        availability,
+                        response_time,
+                        faults,
+                    } = fetched.table;
+                    stored::Fetched {
+                        tables: vec![availability, response_time, faults],
+                        bytes: fetched.bytes,
+                    }
+                }
+            })
+        })
+    })
 }
 
 /// The first day of a range [`Tables::resolve`] made.

@@ -100,6 +100,9 @@ mod columns;
 mod distribution;
 mod service;
 mod site;
+mod store;
+mod stored;
+mod sync;
 mod tasks;
 
 use std::sync::Arc;
@@ -117,6 +120,9 @@ pub use client::{
     BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables, TaskIds,
     DEFAULT_CONCURRENCY,
 };
+pub use store::{Store, StoreKind};
+pub use stored::last_settled_day;
+pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 
 use crate::Members;
 use crate::{Endpoint, Error, MonitorPoint, Result, ServiceTask, SiteTask};

@@ -17,6 +17,8 @@ mod properties;
 mod retries;
 mod shapes;
 #[cfg(feature = "arrow")]
+mod store;
+#[cfg(feature = "arrow")]
 mod streaming;
 #[cfg(feature = "arrow")]
 mod tables;

@@ -1,0 +1,376 @@
+//! A task's report over a range through a [`Store`]: the settled days it holds are read,
+//! the others fetched (a task's contiguous missing days in one request) and the settled ones
+//! among them written.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::TimestampSecondType;
+use arrow_array::{Array, RecordBatch, UInt32Array};
+use chrono::{DateTime, Days, FixedOffset, NaiveDate, Utc};
+use futures::future::BoxFuture;
+
+use super::store::{Read, Store, StoreKind};
+use crate::{DateRange, Error, Result};
+
+/// The reports a store keeps, each with its kinds of tables (in the order the report's
+/// tables come).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Report {
+    Service,
+    Site,
+}
+
+impl Report {
+    pub(crate) fn kinds(self) -> &'static [StoreKind] {
+        match self {
+            Report::Service => &StoreKind::ALL[..1],
+            Report::Site => &StoreKind::ALL[1..],
+        }
+    }
+}
+
+/// The last day settled at `now`: a day is settled once it ended, in `timezone`, at least
+/// `settle` ago.
+///
+/// ```
+/// use chrono::{NaiveDate, TimeZone, Utc};
+/// use std::time::Duration;
+/// let now = Utc.with_ymd_and_hms(2026, 11, 24, 17, 30, 0).unwrap(); // 01:30 on the 25th at +08:00
+/// let two_hours = Duration::from_secs(7200);
+/// let day = monapi::table::last_settled_day(now, monapi::SERVICE_TIMEZONE, two_hours);
+/// assert_eq!(day, NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()); // the 24th ended 1.5 h ago
+/// ```
+pub fn last_settled_day(now: DateTime<Utc>, timezone: FixedOffset, settle: Duration) -> NaiveDate {
+    let settle = chrono::Duration::from_std(settle).unwrap_or(chrono::Duration::MAX);
+    let moment = now.checked_sub_signed(settle).unwrap_or(DateTime::<Utc>::MIN_UTC);
+    moment.with_timezone(&timezone).date_naive() - Days::new(1)
+}
+
+/// A fetch of one task's report over a range: its tables, in [`Report::kinds`] order.
+pub(crate) type Fetch = Box<dyn Fn(DateRange) -> BoxFuture<'static, Result<Fetched>> + Send + Sync>;
+
+/// What one fetch brought.
+pub(crate) struct Fetched {
+    pub(crate) tables: Vec<RecordBatch>,
+    pub(crate) bytes: usize,
+}
+
+/// One task's report through the store.
+#[derive(Default)]
+pub(crate) struct Through {
+    /// The tables, in [`Report::kinds`] order (empty for a sync).
+    pub(crate) tables: Vec<RecordBatch>,
+    /// Task-days fetched, and read from the store (or found whole, for a sync).
+    pub(crate) fetched: usize,
+    pub(crate) reused: usize,
+    /// Bytes of the bodies fetched; rows of the tables fetched.
+    pub(crate) bytes: usize,
+    pub(crate) rows: usize,
+    /// Files that did not read, and where they were set aside.
+    pub(crate) set_aside: Vec<PathBuf>,
+    /// Runs of days whose fetch (or write) failed, for a sync.
+    pub(crate) failures: Vec<(NaiveDate, NaiveDate, Error)>,
+}
+
+/// Each day's rows of every kind of a report.
+type ByDay = BTreeMap<NaiveDate, Vec<RecordBatch>>;
+
+/// `task`'s report over `range` (both dates given), through `store`: what a table call
+/// returns. Rows come by day, oldest first (a fault's day is the day it started), and
+/// within a day as the service sent them.
+pub(crate) async fn through(
+    store: &Store,
+    report: Report,
+    task: u64,
+    range: DateRange,
+    last_settled: NaiveDate,
+    fetch: &Fetch,
+) -> Result<Through> {
+    let kinds = report.kinds();
+    let asked: Vec<NaiveDate> = days(range).collect();
+    let mut out = Through::default();
+    let mut by_day = ByDay::new();
+    let mut missing = Vec::new();
+    for &day in &asked {
+        if day > last_settled {
+            missing.push(day);
+            continue;
+        }
+        let mut tables = Vec::with_capacity(kinds.len());
+        for &kind in kinds {
+            match store.read(kind, task, day)? {
+                Read::Held(table) => tables.push(table),
+                Read::Missing => break,
+                Read::SetAside { to, .. } => {
+                    out.set_aside.push(to);
+                    break;
+                }
+            }
+        }
+        if tables.len() == kinds.len() {
+            by_day.insert(day, tables);
+            out.reused += 1;
+        } else {
+            missing.push(day);
+        }
+    }
+    let asked: BTreeSet<NaiveDate> = asked.into_iter().collect();
+    for (first, last) in runs(&missing) {
+        let fetched = fetch(DateRange::new(first, last)).await?;
+        let split = split(&fetched.tables, kinds, store.timezone(), first)?;
+        write_settled(store, kinds, task, (first, last), last_settled, &split)?;
+        out.fetched += count(first, last);
+        out.bytes += fetched.bytes;
+        out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
+        for (day, tables) in split {
+            // A row of a day outside the run (a fault that began the day before) belongs to
+            // that day, which the call reads or fetches itself when it asked for it.
+            let own = (first..=last).contains(&day) || !asked.contains(&day);
+            if own {
+                by_day.entry(day).or_insert(tables);
+            }
+        }
+    }
+    out.tables = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let schema = kind.schema(store.timezone());
+            let parts: Vec<&RecordBatch> = by_day.values().map(|tables| &tables[i]).collect();
+            arrow_select::concat::concat_batches(&schema, parts).map_err(|e| built(&e))
+        })
+        .collect::<Result<_>>()?;
+    Ok(out)
+}
+
+/// Brings `task`'s `kinds` (of `report`) in `store` up to date over `range` (settled days):
+/// what a sync does for one task. A failed run of days is listed and the others go on.
+pub(crate) async fn sync_task(
+    store: &Store,
+    report: Report,
+    kinds: &[StoreKind],
+    task: u64,
+    range: DateRange,
+    fetch: &Fetch,
+) -> Result<Through> {
+    let mut out = Through::default();
+    let mut missing = Vec::new();
+    for day in days(range) {
+        let mut whole = true;
+        for &kind in kinds {
+            match store.check(kind, task, day)? {
+                Read::Held(_) => {}
+                Read::Missing => whole = false,
+                Read::SetAside { to, .. } => {
+                    out.set_aside.push(to);
+                    whole = false;
+                }
+            }
+        }
+        if whole {
+            out.reused += 1;
+        } else {
+            missing.push(day);
+        }
+    }
+    let last_settled = range.end.expect("a sync's range has both dates");
+    for (first, last) in runs(&missing) {
+        let done = async {
+            let fetched = fetch(DateRange::new(first, last)).await?;
+            let split = split(&fetched.tables, report.kinds(), store.timezone(), first)?;
+            let all = report.kinds();
+            let asked: Vec<StoreKind> = all.iter().copied().filter(|k| kinds.contains(k)).collect();
+            let split: ByDay = split
+                .into_iter()
+                .map(|(day, tables)| {
+                    let tables = all
+                        .iter()
+                        .zip(tables)
+                        .filter(|(kind, _)| asked.contains(kind))
+                        .map(|(_, table)| table)
+                        .collect();
+                    (day, tables)
+                })
+                .collect();
+            write_settled(store, &asked, task, (first, last), last_settled, &split)?;
+            Ok::<_, Error>(fetched)
+        }
+        .await;
+        match done {
+            Ok(fetched) => {
+                out.fetched += count(first, last);
+                out.bytes += fetched.bytes;
+                out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
+            }
+            Err(error) => out.failures.push((first, last, error)),
+        }
+    }
+    Ok(out)
+}
+
+/// Writes each settled day of the run `(first, last)` (every kind, an empty file for a day
+/// without rows), except a day with a fault still going on: it is fetched again until the
+/// fault ends.
+fn write_settled(
+    store: &Store,
+    kinds: &[StoreKind],
+    task: u64,
+    (first, last): (NaiveDate, NaiveDate),
+    last_settled: NaiveDate,
+    split: &ByDay,
+) -> Result<()> {
+    for day in days(DateRange::new(first, last.min(last_settled))) {
+        let tables = split.get(&day);
+        if tables.is_some_and(|tables| kinds.iter().zip(tables).any(|(&k, t)| ongoing_fault(k, t))) {
+            continue;
+        }
+        for (i, &kind) in kinds.iter().enumerate() {
+            match tables {
+                Some(tables) => store.write(kind, task, day, &tables[i])?,
+                None => store.write(
+                    kind,
+                    task,
+                    day,
+                    &RecordBatch::new_empty(kind.schema(store.timezone())),
+                )?,
+            };
+        }
+    }
+    Ok(())
+}
+
+fn ongoing_fault(kind: StoreKind, table: &RecordBatch) -> bool {
+    kind == StoreKind::SiteFaults
+        && table
+            .column_by_name("ongoing")
+            .and_then(|column| column.as_boolean_opt().map(|ongoing| ongoing.true_count() > 0))
+            .unwrap_or(false)
+}
+
+/// Each kind's rows cut by day (the day of [`StoreKind::day_column`] in `timezone`); a row
+/// without a time goes with `first`, the first day of the request that brought it.
+fn split(
+    tables: &[RecordBatch],
+    kinds: &[StoreKind],
+    timezone: FixedOffset,
+    first: NaiveDate,
+) -> Result<ByDay> {
+    let mut by_day = ByDay::new();
+    for (i, (table, kind)) in tables.iter().zip(kinds).enumerate() {
+        let times = table
+            .column_by_name(kind.day_column())
+            .and_then(|column| column.as_primitive_opt::<TimestampSecondType>())
+            .ok_or_else(|| Error::Store {
+                path: kind.name().into(),
+                message: format!(
+                    "cannot be cut by day: the table has no {} timestamps",
+                    kind.day_column()
+                ),
+            })?;
+        let mut rows: BTreeMap<NaiveDate, Vec<u32>> = BTreeMap::new();
+        for row in 0..times.len() {
+            let day = if times.is_null(row) {
+                first
+            } else {
+                day_of(times.value(row), timezone)
+            };
+            rows.entry(day).or_default().push(row as u32);
+        }
+        for (day, rows) in rows {
+            let taken = arrow_select::take::take_record_batch(table, &UInt32Array::from(rows))
+                .map_err(|e| built(&e))?;
+            let entry = by_day.entry(day).or_insert_with(|| {
+                kinds
+                    .iter()
+                    .map(|kind| RecordBatch::new_empty(kind.schema(timezone)))
+                    .collect()
+            });
+            entry[i] = taken;
+        }
+    }
+    Ok(by_day)
+}
+
+/// The day (in `timezone`) of the instant `seconds` after the epoch.
+fn day_of(seconds: i64, timezone: FixedOffset) -> NaiveDate {
+    let local = seconds + i64::from(timezone.local_minus_utc());
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
+    epoch
+        .checked_add_signed(chrono::Duration::days(local.div_euclid(86_400)))
+        .unwrap_or(epoch)
+}
+
+/// The days of a range with both dates.
+pub(crate) fn days(range: DateRange) -> impl Iterator<Item = NaiveDate> {
+    let (start, end) = (range.start.expect("both dates"), range.end.expect("both dates"));
+    start.iter_days().take_while(move |day| *day <= end)
+}
+
+/// Sorted days grouped into runs of consecutive days, `(first, last)`.
+fn runs(days: &[NaiveDate]) -> Vec<(NaiveDate, NaiveDate)> {
+    let mut runs: Vec<(NaiveDate, NaiveDate)> = Vec::new();
+    for &day in days {
+        match runs.last_mut() {
+            Some((_, last)) if last.succ_opt() == Some(day) => *last = day,
+            _ => runs.push((day, day)),
+        }
+    }
+    runs
+}
+
+fn count(first: NaiveDate, last: NaiveDate) -> usize {
+    (last - first).num_days() as usize + 1
+}
+
+fn built(error: &dyn std::fmt::Display) -> Error {
+    Error::Store {
+        path: "(in memory)".into(),
+        message: format!("a table could not be assembled: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
+    }
+
+    #[test]
+    fn missing_days_make_runs_of_consecutive_days() {
+        let missing = [day(1), day(2), day(3), day(5), day(7), day(8)];
+        assert_eq!(
+            runs(&missing),
+            [(day(1), day(3)), (day(5), day(5)), (day(7), day(8))]
+        );
+        assert!(runs(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_day_is_settled_once_it_ended_settle_ago_in_the_time_zone() {
+        use chrono::TimeZone;
+        let tz = FixedOffset::east_opt(8 * 3600).unwrap();
+        let hour = Duration::from_secs(3600);
+        // 2026-11-25 00:59 at +08:00: the 24th ended 59 minutes ago.
+        let now = Utc.with_ymd_and_hms(2026, 11, 24, 16, 59, 0).unwrap();
+        assert_eq!(last_settled_day(now, tz, hour), day(23));
+        let now = Utc.with_ymd_and_hms(2026, 11, 24, 17, 0, 0).unwrap();
+        assert_eq!(last_settled_day(now, tz, hour), day(24));
+        let utc = FixedOffset::east_opt(0).unwrap();
+        assert_eq!(last_settled_day(now, utc, hour), day(23));
+    }
+
+    #[test]
+    fn an_instant_belongs_to_its_day_in_the_time_zone() {
+        let tz = FixedOffset::east_opt(8 * 3600).unwrap();
+        // 2026-11-24T16:00:00Z is midnight of the 25th at +08:00.
+        let midnight = 1_795_536_000;
+        assert_eq!(day_of(midnight, tz), day(25));
+        assert_eq!(day_of(midnight - 1, tz), day(24));
+        assert_eq!(day_of(midnight, FixedOffset::east_opt(0).unwrap()), day(24));
+    }
+}

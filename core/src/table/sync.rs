@@ -1,0 +1,358 @@
+//! [`Tables::sync`]: brings a store up to date, the step a daily job runs.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chrono::{Days, NaiveDate};
+use futures::stream::{self, StreamExt};
+
+use super::client::{fetch, last_settled, DEFAULT_CONCURRENCY};
+use super::store::StoreKind;
+use super::stored::{self, Report};
+use super::Tables;
+use crate::{DateRange, Error, Result};
+
+/// Days a sync covers when its range is left out: the last 30 settled days.
+pub const DEFAULT_SYNC_DAYS: u64 = 30;
+
+/// How far a sync has come, handed to [`SyncOptions::on_progress`]: once before the first
+/// task (nothing done), then after each task.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SyncProgress {
+    /// Task-days in the sync (tasks times days).
+    pub total: u64,
+    /// Task-days done: fetched, found in the store, or failed.
+    pub done: u64,
+    /// Task-days fetched.
+    pub fetched: u64,
+    /// Task-days the store already held.
+    pub reused: u64,
+    /// Task-days whose fetch failed.
+    pub failed: u64,
+    /// Rows fetched.
+    pub rows: u64,
+    /// Bytes of the bodies fetched.
+    pub bytes: u64,
+}
+
+/// A function called with a sync's [`SyncProgress`]; it runs inside the sync: keep it short.
+pub type SyncProgressCallback = Arc<dyn Fn(SyncProgress) + Send + Sync>;
+
+/// What a sync covers: days, tasks, kinds of tables, and how many tasks at once.
+///
+/// ```
+/// use monapi::table::{StoreKind, SyncOptions};
+/// let options = SyncOptions::new()
+///     .tasks(vec![10001, 20001])
+///     .kinds(vec![StoreKind::ServiceReport])
+///     .concurrency(4);
+/// ```
+#[derive(Clone)]
+pub struct SyncOptions {
+    start: Option<NaiveDate>,
+    end: Option<NaiveDate>,
+    tasks: Option<Vec<u64>>,
+    kinds: Vec<StoreKind>,
+    concurrency: usize,
+    on_progress: Option<SyncProgressCallback>,
+}
+
+impl Default for SyncOptions {
+    fn default() -> Self {
+        SyncOptions {
+            start: None,
+            end: None,
+            tasks: None,
+            kinds: StoreKind::ALL.to_vec(),
+            concurrency: DEFAULT_CONCURRENCY,
+            on_progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for SyncOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SyncOptions")
+            .field("start", &self.start)
+            .field("end", &self.end)
+            .field("tasks", &self.tasks)
+            .field("kinds", &self.kinds)
+            .field("concurrency", &self.concurrency)
+            .field("on_progress", &self.on_progress.is_some())
+            .finish()
+    }
+}
+
+impl SyncOptions {
+    /// The defaults: the last [`DEFAULT_SYNC_DAYS`] settled days, every task, every kind,
+    /// [`DEFAULT_CONCURRENCY`] tasks at once.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The days to cover; a date left out is the default's. Days not settled yet are left
+    /// out (a store keeps only settled days).
+    pub fn range(mut self, range: DateRange) -> Self {
+        self.start = range.start;
+        self.end = range.end;
+        self
+    }
+
+    /// These tasks (service or site task ids) rather than every task of the account.
+    pub fn tasks(mut self, tasks: Vec<u64>) -> Self {
+        self.tasks = Some(tasks);
+        self
+    }
+
+    /// These kinds of tables rather than all (a site report is fetched whole, and the kinds
+    /// asked kept).
+    pub fn kinds(mut self, kinds: Vec<StoreKind>) -> Self {
+        self.kinds = kinds;
+        self
+    }
+
+    /// How many tasks are fetched at once (1 or more).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// Called with the progress: once at the start, then after each task.
+    pub fn on_progress(mut self, callback: impl Fn(SyncProgress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(callback));
+        self
+    }
+}
+
+/// A run of days of one task whose fetch (or write) failed: not recorded as held, so the
+/// next sync fetches it again.
+#[derive(Debug)]
+pub struct SyncFailure {
+    /// `service_report` or `site_report`.
+    pub report: &'static str,
+    /// The task.
+    pub task_id: u64,
+    /// The run's first and last days.
+    pub start: NaiveDate,
+    /// The run's last day.
+    pub end: NaiveDate,
+    /// Why.
+    pub error: Error,
+}
+
+/// What a sync did.
+#[derive(Debug, Default)]
+pub struct SyncReport {
+    /// The days covered (`None` when no day of the range asked is settled yet).
+    pub start: Option<NaiveDate>,
+    /// The last day covered.
+    pub end: Option<NaiveDate>,
+    /// `(report, task)` pairs synced.
+    pub tasks: usize,
+    /// Task-days fetched.
+    pub fetched: u64,
+    /// Task-days the store already held.
+    pub reused: u64,
+    /// Rows fetched.
+    pub rows: u64,
+    /// Bytes of the bodies fetched.
+    pub bytes: u64,
+    /// Runs of task-days that failed (the next sync retries them).
+    pub failures: Vec<SyncFailure>,
+    /// Files that did not read, set aside in `.corrupt/` and fetched again.
+    pub set_aside: Vec<PathBuf>,
+}
+
+impl SyncReport {
+    /// The one line a sync ends with.
+    ///
+    /// ```
+    /// let report = monapi::table::SyncReport { fetched: 30, reused: 3570, rows: 41_000, bytes: 2_500_000, ..Default::default() };
+    /// assert_eq!(report.summary(), "30 task-days fetched, 3570 reused, 41000 rows, 2500000 bytes, 0 failed");
+    /// ```
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "{} task-days fetched, {} reused, {} rows, {} bytes, {} failed",
+            self.fetched,
+            self.reused,
+            self.rows,
+            self.bytes,
+            self.failures
+                .iter()
+                .map(|f| (f.end - f.start).num_days() as u64 + 1)
+                .sum::<u64>()
+        );
+        if !self.set_aside.is_empty() {
+            line.push_str(&format!(", {} corrupt files set aside", self.set_aside.len()));
+        }
+        line
+    }
+}
+
+impl Tables {
+    /// Brings the client's store up to date: every settled day of the range, for every task
+    /// asked, in every kind asked. Task-days the store holds (whole: their files' footers are
+    /// checked) are not fetched; a task's missing days are fetched in runs of consecutive
+    /// days, one request each, and written as they come (memory holds the tasks in flight,
+    /// never the range). A run that fails is listed in [`SyncReport::failures`] and the
+    /// others go on; it is not recorded, so the next sync fetches it.
+    ///
+    /// Input is checked, a token obtained and the task lists read before any report is asked
+    /// for; a failure there is the call's error.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// let dir = std::env::temp_dir().join(format!("monapi-doc-sync-{}", std::process::id()));
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    ///     .client_secret("demo_secret").username("test@example.com").password("123456")
+    ///     .store(&dir).build()?;
+    /// let options = monapi::table::SyncOptions::new().tasks(vec![10001]);
+    /// let report = client.tables().sync(options.clone()).await?;
+    /// assert_eq!(report.fetched, 30);
+    /// assert_eq!(client.tables().sync(options).await?.reused, 30); // nothing fetched again
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok(()) }
+    /// ```
+    pub async fn sync(&self, options: SyncOptions) -> Result<SyncReport> {
+        let store = self.store()?.ok_or_else(|| {
+            Error::invalid_input(
+                None,
+                "store",
+                "is required to sync: give the client a store directory (store, MONAPI_STORE, or the directory of `monapi sync DIR`)",
+            )
+        })?;
+        if options.concurrency == 0 {
+            return Err(Error::invalid_input(
+                None,
+                "concurrency",
+                "must be 1 or more (the number of tasks fetched at once)",
+            ));
+        }
+        if options.kinds.is_empty() {
+            return Err(Error::invalid_input(
+                None,
+                "kinds",
+                "must name at least one kind of table",
+            ));
+        }
+        DateRange {
+            start: options.start,
+            end: options.end,
+        }
+        .validate()?;
+        let settled = last_settled(&self.client);
+        let end = options.end.unwrap_or(settled).min(settled);
+        let start = options
+            .start
+            .unwrap_or_else(|| settled - Days::new(DEFAULT_SYNC_DAYS - 1));
+        let mut report = SyncReport::default();
+        if start > end {
+            return Ok(report);
+        }
+        (report.start, report.end) = (Some(start), Some(end));
+        let range = DateRange::new(start, end);
+        self.client.ensure_token().await?;
+        let jobs = self.jobs(&options).await?;
+        report.tasks = jobs.len();
+        store.sweep();
+
+        let days = (end - start).num_days() as u64 + 1;
+        let mut progress = SyncProgress {
+            total: days * jobs.len() as u64,
+            ..SyncProgress::default()
+        };
+        let tell = |progress: SyncProgress| {
+            if let Some(callback) = &options.on_progress {
+                callback(progress);
+            }
+        };
+        tell(progress);
+        let kinds = &options.kinds;
+        let store = &store;
+        let mut done = stream::iter(jobs)
+            .map(|(report, task)| async move {
+                let fetch = fetch(&self.client, report, task);
+                let asked: Vec<StoreKind> = report
+                    .kinds()
+                    .iter()
+                    .copied()
+                    .filter(|k| kinds.contains(k))
+                    .collect();
+                let through = stored::sync_task(store, report, &asked, task, range, &fetch).await;
+                (report, task, through)
+            })
+            .buffer_unordered(options.concurrency);
+        while let Some((kind, task, through)) = done.next().await {
+            let through = through?;
+            let failed: u64 = through
+                .failures
+                .iter()
+                .map(|(first, last, _)| (*last - *first).num_days() as u64 + 1)
+                .sum();
+            progress.fetched += through.fetched as u64;
+            progress.reused += through.reused as u64;
+            progress.failed += failed;
+            progress.done += through.fetched as u64 + through.reused as u64 + failed;
+            progress.rows += through.rows as u64;
+            progress.bytes += through.bytes as u64;
+            report.set_aside.extend(through.set_aside);
+            report.failures.extend(
+                through
+                    .failures
+                    .into_iter()
+                    .map(|(start, end, error)| SyncFailure {
+                        report: report_name(kind),
+                        task_id: task,
+                        start,
+                        end,
+                        error,
+                    }),
+            );
+            tell(progress);
+        }
+        report.failures.sort_by_key(|f| (f.report, f.task_id, f.start));
+        report.fetched = progress.fetched;
+        report.reused = progress.reused;
+        report.rows = progress.rows;
+        report.bytes = progress.bytes;
+        Ok(report)
+    }
+
+    /// The `(report, task)` pairs a sync covers: every task of the lists its kinds need, or
+    /// the ones asked (each found in a list, or an error naming it).
+    async fn jobs(&self, options: &SyncOptions) -> Result<Vec<(Report, u64)>> {
+        let mut jobs = Vec::new();
+        for (report, list) in [
+            (Report::Service, crate::TaskList::Service),
+            (Report::Site, crate::TaskList::Site),
+        ] {
+            if report.kinds().iter().any(|kind| options.kinds.contains(kind)) {
+                let ids = self.task_ids(super::TaskIds::All, list).await?;
+                jobs.extend(ids.into_iter().map(|id| (report, id)));
+            }
+        }
+        if let Some(asked) = &options.tasks {
+            if let Some(unknown) = asked.iter().find(|id| !jobs.iter().any(|(_, task)| task == *id)) {
+                return Err(Error::invalid_input(
+                    None,
+                    "tasks",
+                    format!("has {unknown}, which is not a task of the kinds asked (not in the account's service or site task list)"),
+                ));
+            }
+            jobs.retain(|(_, task)| asked.contains(task));
+        }
+        Ok(jobs)
+    }
+}
+
+fn report_name(report: Report) -> &'static str {
+    match report {
+        Report::Service => "service_report",
+        Report::Site => "site_report",
+    }
+}
