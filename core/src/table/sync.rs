@@ -10,7 +10,7 @@ use futures::stream::{self, StreamExt};
 use super::client::{fetch, last_settled, DEFAULT_CONCURRENCY};
 use super::store::StoreKind;
 use super::stored::{self, Report};
-use super::Tables;
+use super::{OnFailure, Tables};
 use crate::{DateRange, Error, Result};
 
 /// Days a sync covers when its range is left out: the last 30 settled days.
@@ -166,6 +166,41 @@ pub struct SyncReport {
 }
 
 impl SyncReport {
+    /// Task-days whose fetch failed.
+    pub fn failed(&self) -> u64 {
+        self.failures
+            .iter()
+            .map(|f| (f.end - f.start).num_days() as u64 + 1)
+            .sum()
+    }
+
+    /// The error a sync fails with when some task-days failed and `on_failure` is
+    /// [`OnFailure::Raise`]: an [`Error::PartialResult`] counting tasks, naming the first
+    /// failure; `None` otherwise.
+    ///
+    /// ```
+    /// use monapi::table::{OnFailure, SyncFailure, SyncReport};
+    /// let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+    /// let failure = SyncFailure { report: "service_report", task_id: 10001, start: day, end: day, error: monapi::Error::Aborted };
+    /// let report = SyncReport { tasks: 3, failures: vec![failure], ..Default::default() };
+    /// assert_eq!(report.error(OnFailure::Raise).unwrap().code(), "PARTIAL_RESULT");
+    /// assert!(report.error(OnFailure::Collect).is_none());
+    /// ```
+    pub fn error(&self, on_failure: OnFailure) -> Option<Error> {
+        let first = self.failures.first().filter(|_| on_failure == OnFailure::Raise)?;
+        let mut failed: Vec<u64> = self.failures.iter().map(|f| f.task_id).collect();
+        failed.dedup();
+        Some(Error::PartialResult {
+            failed: failed.len(),
+            total: self.tasks,
+            first_task: first.task_id,
+            first_error: format!(
+                "{} from {} to {}: {}",
+                first.report, first.start, first.end, first.error
+            ),
+        })
+    }
+
     /// The one line a sync ends with.
     ///
     /// ```
