@@ -103,6 +103,12 @@ export declare class NativeClient {
    * finish.
    */
   close(): void
+  /**
+   * Brings the client's store up to date (`Tables::sync`): dates `YYYY-MM-DD` (unset: the
+   * core's default range), `tasks` ids (unset: every task), `kinds` comma-separated (unset:
+   * every kind), `errors` `"raise"` (default) or `"collect"`.
+   */
+  sync(startDate?: string | undefined | null, endDate?: string | undefined | null, tasks?: Array<number | string> | undefined | null, kinds?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeSyncProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeSync>
   /** Every service task as one table. */
   tableServiceTasks(call?: NativeCall | undefined | null): Promise<NativeTable>
   /** Every site task as one table. */
@@ -162,6 +168,21 @@ export declare class NativeEmulator {
   createdServiceTasks(): string
   /** Stops the server and waits for its thread (at most about a second). Idempotent. */
   stop(): Promise<void>
+}
+
+/** What a sync did, and the error it fails with (`errors: 'raise'` and some task-days failed). */
+export declare class NativeSync {
+  /** The report's numbers and its summary line. */
+  report(): NativeSyncReport
+  /** The runs of task-days that failed, in the core's order (report, task, first day). */
+  failures(): Array<NativeSyncFailure>
+  /** The error of the `index`-th failure. */
+  failure(index: number): Error
+  /**
+   * The `PARTIAL_RESULT` error the sync fails with (`errors: 'raise'` and some task-days
+   * failed), or `null`.
+   */
+  raised(): Error | null
 }
 
 /** One table (an Arrow record batch) held in Rust memory. */
@@ -322,6 +343,46 @@ export interface NativeQuirks {
   noChecks?: boolean
   keyedLists?: boolean
   rotatingRefreshTokens?: boolean
+}
+
+/** A run of task-days that failed, without its error (`NativeSync.failure(i)`). */
+export interface NativeSyncFailure {
+  /** `service_report` or `site_report`. */
+  report: string
+  taskId: number
+  start: string
+  end: string
+}
+
+/**
+ * How far a sync has come (`onProgress`): task-days (tasks times days) in all, done,
+ * fetched, found in the store, failed; rows and bytes fetched.
+ */
+export interface NativeSyncProgress {
+  total: number
+  done: number
+  fetched: number
+  reused: number
+  failed: number
+  rows: number
+  bytes: number
+}
+
+/**
+ * The numbers of a sync's report (`SyncReport` in the TypeScript layer, without its failures);
+ * `start` and `end` are `null` when no day of the range asked is settled yet.
+ */
+export interface NativeSyncReport {
+  start: string | null
+  end: string | null
+  tasks: number
+  fetched: number
+  reused: number
+  rows: number
+  bytes: number
+  failed: number
+  setAside: Array<string>
+  summary: string
 }
 
 /** Records per page of the service task list. */

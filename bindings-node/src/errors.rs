@@ -44,6 +44,8 @@ pub struct Fields {
     pub endpoint: Option<String>,
     pub retry_after_ms: Option<f64>,
     pub timeout_ms: Option<f64>,
+    /// `STORE`: the file or directory of the local store that could not be read or written.
+    pub path: Option<String>,
 }
 
 /// The service's own error code: a number or a string.
@@ -119,6 +121,7 @@ impl Failure {
         error.set("endpoint", fields.endpoint)?;
         error.set("retryAfterMs", fields.retry_after_ms)?;
         error.set("timeoutMs", fields.timeout_ms)?;
+        error.set("path", fields.path)?;
         Ok(error)
     }
 }
@@ -217,6 +220,10 @@ fn fields(error: &CoreError) -> Fields {
         endpoint: error.endpoint().map(|e| e.as_str().to_string()),
         retry_after_ms: millis(error.retry_after()),
         timeout_ms: millis(error.timeout()),
+        path: match error {
+            CoreError::Store { path, .. } => Some(path.clone()),
+            _ => None,
+        },
     }
 }
 
@@ -264,6 +271,21 @@ mod tests {
             ("AUTH_INVALID_GRANT", Some("POST /v2/oauth/token.json"))
         );
         assert!(matches!(p.api_code, Some(ApiCode::Text(ref code)) if code == "invalid_grant"));
+    }
+
+    #[test]
+    fn a_store_error_carries_its_path() {
+        let store = CoreError::Store {
+            path: "/data/monapi/store.json".into(),
+            message: "could not be read: denied".into(),
+        };
+        let p = failure(&store);
+        assert_eq!(
+            (p.code, p.path.as_deref(), p.endpoint.as_deref()),
+            ("STORE", Some("/data/monapi/store.json"), None)
+        );
+        assert!(p.message.contains("/data/monapi/store.json"), "{}", p.message);
+        assert_eq!(failure(&CoreError::Aborted).path, None);
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod emulator;
 pub mod errors;
 mod logging;
 mod options;
+mod sync;
 mod tables;
 
 use napi::bindgen_prelude::{Object, PromiseRaw};

@@ -39,6 +39,7 @@ export type { ColumnOf, TableField, TableSchema } from './lib/table.js'
 export type * from './lib/data.js'
 export type * from './lib/options.js'
 export type * from './lib/rows.js'
+export type * from './lib/sync.js'
 
 /** Records per page of the service task list (50). */
 export const PAGE_SIZE: number = native.PAGE_SIZE

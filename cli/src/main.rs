@@ -3,6 +3,7 @@
 mod connection;
 mod export;
 mod sink;
+mod sync;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -93,6 +94,8 @@ enum Command {
     Request(request::RequestArgs),
     /// Write reports of many tasks (or the task list) as a table: CSV, Parquet, NDJSON or Arrow.
     Export(export::ExportArgs),
+    /// Bring a local Parquet store up to date (the last 30 settled days by default).
+    Sync(sync::SyncArgs),
 }
 
 #[derive(Args)]
@@ -180,8 +183,10 @@ enum ReportKind {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Export(args) = cli.command {
-        return export::run(args).await;
+    match cli.command {
+        Command::Export(args) => return export::run(args).await,
+        Command::Sync(args) => return sync::run(args).await,
+        _ => {}
     }
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -208,7 +213,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::CreateServiceTasks { file, connection } => create_service_tasks(&file, connection).await?,
         Command::Report(args) => report(args).await?,
         Command::Request(args) => request::run(args).await?,
-        Command::Export(_) => unreachable!("main runs exports"),
+        Command::Export(_) | Command::Sync(_) => unreachable!("main runs exports and syncs"),
     };
     println!(
         "{}",

@@ -37,6 +37,7 @@ test('MonapiError is an Error subclass with a stable code and null fields by def
       'INVALID_INPUT',
       'PARTIAL_CREATE',
       'PARTIAL_RESULT',
+      'STORE',
       'TIMEOUT',
     ],
   )

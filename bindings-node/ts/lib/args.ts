@@ -87,6 +87,25 @@ export function day(value: unknown, field: string): string | undefined {
   throw invalid(field, 'must be a Date or a "YYYY-MM-DD" string')
 }
 
+/**
+ * A caller's `onProgress` (checked to be a function, or unset) as the native side calls it:
+ * each progress frozen, and a throw a process warning (`MONAPI_ON_PROGRESS`), not a crash.
+ */
+export function progressCallback<P extends object>(value: unknown): ((progress: P) => void) | undefined {
+  if (isUnset(value)) return undefined
+  if (typeof value !== 'function') throw invalid('onProgress', 'must be a function')
+  const callback = value as (progress: P) => void
+  return (progress) => {
+    try {
+      callback(Object.freeze(progress))
+    } catch (error) {
+      process.emitWarning(`monapi: the onProgress callback failed: ${error instanceof Error ? error.message : error}`, {
+        code: 'MONAPI_ON_PROGRESS',
+      })
+    }
+  }
+}
+
 /** The options of a call over whole days: the options, and the two days as the core takes them. */
 export function range(
   value: unknown,

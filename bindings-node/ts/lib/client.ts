@@ -34,6 +34,7 @@ import type {
   SiteReportOptions,
 } from './options.js'
 import type { Tables } from './rows.js'
+import { runSync, type SyncOptions, type SyncReport } from './sync.js'
 import { TablesOf } from './tables.js'
 import { token } from './token.js'
 import native = require('../native.js')
@@ -494,6 +495,34 @@ export class Client {
     const [o, start, end] = range(options_, 'options')
     const answer = await run(o, (call) => n.responseTimeDistribution(id(taskId), start, end, call))
     return parse(answer, 'responseTimeDistribution')
+  }
+
+  /**
+   * Brings the client's local store ({@link ClientOptions.store}) up to date, the step a daily
+   * job runs: every settled day of the range (default: the last 30), for every task asked
+   * (default: every task of the account) and every kind of table asked. Task-days the store
+   * holds are not fetched; a task's missing days are fetched in runs of consecutive days, one
+   * request each, and written as they come. A run that fails is listed in `failures`, the
+   * others go on, and the next sync fetches it again. Input is checked, a token obtained and
+   * the task lists read before any report is asked for: a failure there rejects the call.
+   *
+   * @throws {MonapiError} `INVALID_INPUT` (no `store`, a task not in the account, bad kinds or
+   *   dates; nothing sent), `PARTIAL_RESULT` (unless `errors: 'collect'`) with `result` (the
+   *   {@link SyncReport}) and `failures`, `STORE` (with `path`) when the store cannot be
+   *   read or written.
+   * @example
+   * ```js
+   * const client = new Client({ store: '/data/monapi' })
+   * const report = await client.sync({
+   *   startDate: '2026-11-01', kinds: ['service'], concurrency: 4, errors: 'collect',
+   *   onProgress: (p) => console.log(`${p.done}/${p.total}`),
+   * })
+   * console.log(report.summary)
+   * for (const f of report.failures) console.error(f.taskId, f.start, f.end, f.error.message)
+   * ```
+   */
+  async sync(options_?: SyncOptions): Promise<SyncReport> {
+    return runSync(this.#open(), options_)
   }
 
   /**

@@ -15,9 +15,10 @@ import native = require('../native.js')
  * `API_ERROR`: the service answered with an error; `PARTIAL_CREATE`: some tasks of a create
  * batch failed, all others were created; `INVALID_INPUT`: bad input, nothing was sent;
  * `TIMEOUT`; `CONNECTION`; `DECODE`: the answer is not the JSON expected; `ABORTED`: the
- * call's `signal` aborted it; `PARTIAL_RESULT`: some tasks of a bulk table call failed (the
- * error carries `result` and `failures`); `INTERNAL`: a bug in the native module (a panic),
- * reported as an error instead of a crash.
+ * call's `signal` aborted it; `PARTIAL_RESULT`: some tasks of a bulk table call, or some
+ * task-days of a sync, failed (the error carries `result` and `failures`); `STORE`: a local
+ * store's file or directory could not be read or written (the error carries `path`);
+ * `INTERNAL`: a bug in the native module (a panic), reported as an error instead of a crash.
  */
 export type MonapiErrorCode =
   | 'AUTH_INVALID_CLIENT'
@@ -31,6 +32,7 @@ export type MonapiErrorCode =
   | 'DECODE'
   | 'ABORTED'
   | 'PARTIAL_RESULT'
+  | 'STORE'
   | 'INTERNAL'
 
 /** Every code, in a frozen array. */
@@ -72,6 +74,7 @@ export interface MonapiErrorFields {
   endpoint?: string | null
   retryAfterMs?: number | null
   timeoutMs?: number | null
+  path?: string | null
   failures?: TaskFailure[] | null
   result?: unknown
 }
@@ -128,11 +131,17 @@ export class MonapiError extends Error {
   readonly retryAfterMs: number | null
   /** `TIMEOUT`: the timeout that ran out, in milliseconds. */
   readonly timeoutMs: number | null
-  /** `PARTIAL_RESULT`: every task that failed, with its error. */
+  /** `STORE`: the file or directory of the local store that could not be read or written. */
+  readonly path: string | null
+  /**
+   * `PARTIAL_RESULT`: every task that failed, with its error (for a sync, every run of
+   * task-days that failed: {@link SyncFailure}s).
+   */
   failures: TaskFailure[] | null
   /**
-   * `PARTIAL_RESULT`: what the call would have resolved with (the tables of the tasks that
-   * succeeded, and `failures`): a {@link ServiceReportsResult} or a {@link SiteReportsResult}.
+   * `PARTIAL_RESULT`: what the call would have resolved with: for a bulk table call, a
+   * {@link ServiceReportsResult} or a {@link SiteReportsResult} (the tables of the tasks that
+   * succeeded, and `failures`); for {@link Client.sync}, its {@link SyncReport}.
    */
   result: unknown
 
@@ -161,6 +170,7 @@ export class MonapiError extends Error {
     this.endpoint = fields.endpoint ?? null
     this.retryAfterMs = fields.retryAfterMs ?? null
     this.timeoutMs = fields.timeoutMs ?? null
+    this.path = fields.path ?? null
     this.failures = fields.failures ?? null
     this.result = fields.result ?? null
   }

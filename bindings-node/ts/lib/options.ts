@@ -84,6 +84,35 @@ export interface ClientOptions {
    */
   timezone?: string
   /**
+   * A directory of a local store of report tables (default: the `MONAPI_STORE` environment
+   * variable, else none). The table calls of `client.tables` (`serviceReport`, `siteReport`,
+   * `serviceReports`, `siteReports`) then read the settled days it holds and fetch only the
+   * others, keeping those that are settled; {@link Client.sync} fills it ahead of time. One
+   * zstd Parquet file per task and day, `DIR/<kind>/day=YYYY-MM-DD/task-<id>.parquet`,
+   * readable by DuckDB, polars or pyarrow as a Hive-partitioned dataset; a store is shared
+   * with the Python package and the `monapi` command. Nothing is created until a day is
+   * written; a directory that cannot be read or written is a `STORE` error naming it.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ store: '/data/monapi' }) // and MONAPI_* variables
+   * const week = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-07' })
+   * ```
+   */
+  store?: string
+  /**
+   * How long after a day ends (in the client's {@link ClientOptions.timezone}) it counts as
+   * settled, in milliseconds: more than 0, at most 2^31 - 1 (default 7200000, two hours).
+   * Only settled days are kept in {@link ClientOptions.store}; the others (today, and
+   * yesterday until it settles) are fetched every time.
+   *
+   * @example
+   * ```js
+   * const client = new Client({ store: '/data/monapi', settleMs: 6 * 3600 * 1000 })
+   * ```
+   */
+  settleMs?: number
+  /**
    * How much the client logs to {@link ClientOptions.logger}: `'off'`, `'error'`, `'warn'`,
    * `'info'` or `'debug'` (each request, retry and token renewal). Default: the
    * `MONAPI_LOG` environment variable, else `'warn'`. Secrets never appear in a log line.

@@ -1,6 +1,6 @@
 /** The calls of `client.tables`: the service's data as typed tables, built by the Rust core. */
 
-import { CALL_OPTIONS, id, isUnset, numeric, options, range, run } from './args.js'
+import { CALL_OPTIONS, id, isUnset, numeric, options, progressCallback, range, run } from './args.js'
 import type { Id } from './data.js'
 import { fromNative, invalid, type TaskFailure } from './errors.js'
 import type { CallOptions, DateRangeOptions, SiteReportOptions } from './options.js'
@@ -35,21 +35,8 @@ function bulkOptions(o: Record<string, unknown>) {
     if (!Array.isArray(o.taskIds)) throw invalid('taskIds', 'must be an array of task ids')
     taskIds = (o.taskIds as Id[]).map(id)
   }
-  if (!isUnset(o.onProgress) && typeof o.onProgress !== 'function') throw invalid('onProgress', 'must be a function')
+  const onProgress = progressCallback<BulkProgress>(o.onProgress)
   if (!isUnset(o.errors) && typeof o.errors !== 'string') throw invalid('errors', "must be 'raise' or 'collect'")
-  let onProgress: ((progress: native.NativeProgress) => void) | undefined
-  if (typeof o.onProgress === 'function') {
-    const callback = o.onProgress as (progress: BulkProgress) => void
-    onProgress = (progress) => {
-      try {
-        callback(Object.freeze(progress))
-      } catch (error) {
-        process.emitWarning(`monapi: the onProgress callback failed: ${error instanceof Error ? error.message : error}`, {
-          code: 'MONAPI_ON_PROGRESS',
-        })
-      }
-    }
-  }
   return { taskIds, concurrency: numeric(o.concurrency), onProgress, errors: o.errors as string | undefined }
 }
 

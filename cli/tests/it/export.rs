@@ -481,26 +481,6 @@ fn help_documents_the_exit_codes() {
 /// Runs an export of ten tasks (with some latency, so that it lasts long enough to be drawn)
 /// with stderr on a pseudo-terminal, and returns what reached the terminal.
 fn on_a_terminal(emulator: &Emulator, extra: &[&str]) -> String {
-    let (mut master, mut slave) = (0, 0);
-    let size = libc::winsize {
-        ws_row: 24,
-        ws_col: 120,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two file descriptors, which are then owned here.
-    let status = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(status, 0);
-    // SAFETY: both descriptors were just opened and are not used elsewhere.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
     let dir = scratch(&format!("terminal{}", extra.len()));
     let file = dir.join("reports.csv");
     let mut args = vec![
@@ -529,11 +509,37 @@ fn on_a_terminal(emulator: &Emulator, extra: &[&str]) -> String {
         file.to_str().unwrap(),
     ];
     args.extend(extra);
-    let mut child = monapi(emulator)
-        .args(&args)
-        .stderr(Stdio::from(slave))
-        .spawn()
-        .unwrap();
+    let mut command = monapi(emulator);
+    command.args(&args);
+    terminal_stderr(command)
+}
+
+/// Runs `command` (which must succeed) with stderr on a pseudo-terminal, and returns what
+/// reached the terminal.
+pub(crate) fn terminal_stderr(mut command: Command) -> String {
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 24,
+        ws_col: 120,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two file descriptors, which are then owned here.
+    let status = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(status, 0);
+    // SAFETY: both descriptors were just opened and are not used elsewhere.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut child = command.stderr(Stdio::from(slave)).spawn().unwrap();
+    // The command holds the terminal's other end until dropped: the reader would never end.
+    drop(command);
     let reader = std::thread::spawn(move || {
         let mut terminal = File::from(master);
         let mut seen = Vec::new();

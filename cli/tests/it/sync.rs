@@ -1,0 +1,324 @@
+//! `monapi sync DIR` and `--store`: what a re-run sends, failures and exit codes, a sync
+//! killed at random moments, two syncs of one store at once, and `monapi export --store`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{Days, NaiveDate};
+use monapi_emulator::{Config, Emulator, FaultKind, Faults};
+
+const BIN: &str = env!("CARGO_BIN_EXE_monapi");
+/// Two service tasks of one-minute checks, one of five, and two sites.
+const TASKS: [&str; 5] = ["10001", "10002", "10009", "20001", "20002"];
+
+fn emulator(latency: Duration) -> Emulator {
+    Emulator::spawn_thread(Config {
+        latency,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+/// `monapi sync DIR --task ... --from --to` with the demo account of `emulator`, over the
+/// four settled days before yesterday.
+fn sync(emulator: &Emulator, dir: &Path, extra: &[&str]) -> Command {
+    let (from, to) = days(emulator);
+    let mut command = monapi(emulator);
+    command
+        .arg("sync")
+        .arg(dir)
+        .args(["--from", &from.to_string(), "--to", &to.to_string(), "--task"])
+        .args(TASKS)
+        .args(extra);
+    command
+}
+
+/// The binary with the demo account of `emulator` in its environment.
+fn monapi(emulator: &Emulator) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .env("MONAPI_BASE_URL", emulator.base_url())
+        .env("MONAPI_CLIENT_ID", "demo_id")
+        .env("MONAPI_CLIENT_SECRET", "demo_secret")
+        .env("MONAPI_USERNAME", "test@example.com")
+        .env("MONAPI_PASSWORD", "123456");
+    command
+}
+
+fn days(emulator: &Emulator) -> (NaiveDate, NaiveDate) {
+    let today = emulator.today();
+    (today - Days::new(5), today - Days::new(2))
+}
+
+fn run(command: &mut Command) -> Output {
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sync").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every file of the store's datasets (not `.tmp/` or `.corrupt/`), by path, with its bytes.
+/// A task-day's file is a pure function of its rows, so equal stores have equal files.
+fn datasets(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for kind in [
+        "service_report",
+        "site_availability",
+        "site_response_time",
+        "site_faults",
+    ] {
+        let Ok(days) = std::fs::read_dir(dir.join(kind)) else {
+            continue;
+        };
+        for day in days {
+            for file in std::fs::read_dir(day.unwrap().path()).unwrap() {
+                let path = file.unwrap().path();
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+fn reports_sent(emulator: &Emulator) -> u64 {
+    let counters = emulator.counters();
+    counters.service_report + counters.site_report
+}
+
+#[test]
+fn a_sync_fetches_each_missing_task_day_once_and_says_so() {
+    let emulator = emulator(Duration::ZERO);
+    let dir = scratch("once");
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 0);
+    let summary = text(&output.stdout);
+    // One line: 5 tasks x 4 days, a request per task.
+    assert_eq!(summary.lines().count(), 1, "{summary}");
+    assert!(
+        summary.starts_with("monapi sync: 20 task-days fetched, 0 reused, "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(" 0 failed") && summary.contains("5 tasks"),
+        "{summary}"
+    );
+    assert_eq!(reports_sent(&emulator), 5);
+    let files = datasets(&dir);
+    // 3 service tasks x 4 days, and 2 sites x 4 days x 3 kinds.
+    assert_eq!(files.len(), 3 * 4 + 2 * 4 * 3, "{:?}", files.keys());
+    let (from, _) = days(&emulator);
+    assert!(files.contains_key(&format!("service_report/day={from}/task-10001.parquet")));
+
+    // Nothing new: no report request, every task-day reused.
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 0);
+    assert!(
+        text(&output.stdout).starts_with("monapi sync: 0 task-days fetched, 20 reused, 0 rows, 0 bytes"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(reports_sent(&emulator), 5);
+    assert_eq!(datasets(&dir), files);
+
+    // `monapi export --store` reads the store: no report request, the plain export's rows.
+    let (from, to) = days(&emulator);
+    let export = |store: Option<&Path>, file: &Path| {
+        let mut args: Vec<String> = [
+            "export",
+            "service-reports",
+            "--task",
+            "10001",
+            "10009",
+            "--format",
+            "csv",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(["--from".into(), from.to_string(), "--to".into(), to.to_string()]);
+        args.extend(["-o".into(), file.display().to_string()]);
+        if let Some(store) = store {
+            args.extend(["--store".into(), store.display().to_string()]);
+        }
+        assert_exit(&run(monapi(&emulator).args(&args)), 0);
+    };
+    let before = reports_sent(&emulator);
+    export(Some(&dir), &dir.join("stored.csv"));
+    assert_eq!(reports_sent(&emulator), before, "every day read from the store");
+    export(None, &dir.join("plain.csv"));
+    let lines = |name: &str| {
+        let mut lines: Vec<String> = std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(lines("stored.csv"), lines("plain.csv"));
+}
+
+#[test]
+fn failed_task_days_are_listed_exit_3_and_are_fetched_by_the_next_sync() {
+    // Slow answers, so that the fault is set while the reports are asked for.
+    let emulator = emulator(Duration::from_millis(150));
+    let dir = scratch("failures");
+    let mut child = sync(&emulator, &dir, &["--max-retries", "0", "--concurrency", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first report is asked for, the next request (a report) fails.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while reports_sent(&emulator) == 0 {
+        assert!(Instant::now() < deadline, "the sync never asked for a report");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let next = vec![FaultKind::Error503];
+    emulator
+        .set_faults(Faults {
+            next,
+            ..Faults::default()
+        })
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_exit(&output, 3);
+    let stderr = text(&output.stderr);
+    let failed: Vec<&str> = stderr.lines().filter(|line| line.contains(" failed: ")).collect();
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains("503"), "{stderr}");
+    let summary = text(&output.stdout);
+    assert!(
+        summary.contains("16 task-days fetched") && summary.contains(" 4 failed"),
+        "{summary}"
+    );
+    assert_eq!(
+        datasets(&dir).len(),
+        3 * 4 + 2 * 4 * 3 - if failed[0].contains("site") { 12 } else { 4 }
+    );
+
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 0);
+    assert!(
+        text(&output.stdout).contains("4 task-days fetched, 16 reused"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(datasets(&dir).len(), 3 * 4 + 2 * 4 * 3);
+}
+
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only() {
+    let emulator = emulator(Duration::from_millis(60));
+    let dir = scratch("terminal");
+    let mut command = sync(&emulator, &dir, &["--concurrency", "1"]);
+    command.stdout(Stdio::null());
+    let shown = crate::export::terminal_stderr(command);
+    assert!(
+        shown.contains("/20 task-days") && shown.contains("fetched") && shown.contains('\u{1b}'),
+        "{shown:?}"
+    );
+    // Piped: the summary on stdout, nothing on stderr.
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 0);
+    assert_eq!(text(&output.stderr), "");
+    assert_eq!(text(&output.stdout).lines().count(), 1);
+}
+
+#[test]
+fn usage_errors_exit_2_before_any_request() {
+    let emulator = emulator(Duration::ZERO);
+    let dir = scratch("usage");
+    for (args, field) in [
+        (&["--kinds", "sites"][..], "kinds"),
+        (&["--concurrency", "0"][..], "concurrency"),
+        (&["--task", "424242"][..], "tasks"),
+    ] {
+        let output = run(sync(&emulator, &dir, &[]).args(args));
+        assert_exit(&output, 2);
+        assert!(text(&output.stderr).contains(field), "{}", text(&output.stderr));
+    }
+    assert_eq!(reports_sent(&emulator), 0);
+    assert!(datasets(&dir).is_empty());
+}
+
+/// A sync killed (SIGKILL) at random moments, five times, then run to completion, leaves
+/// exactly the files of a sync never interrupted; nothing half-written is ever visible.
+#[test]
+fn a_sync_killed_at_random_moments_then_completed_equals_a_clean_sync() {
+    let emulator = emulator(Duration::from_millis(40));
+    let clean = scratch("clean");
+    let started = Instant::now();
+    assert_exit(&run(&mut sync(&emulator, &clean, &["--concurrency", "2"])), 0);
+    let took = started.elapsed().as_millis() as u64;
+    let want = datasets(&clean);
+
+    let dir = scratch("killed");
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("kill moments from seed {seed}");
+    for _ in 0..5 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let after = Duration::from_millis((seed >> 33) % took.max(1));
+        let mut child = sync(&emulator, &dir, &["--concurrency", "2"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        // Whatever is in place is whole: each file is one of the clean sync's.
+        for (path, bytes) in datasets(&dir) {
+            assert_eq!(Some(&bytes), want.get(&path), "{path} after a kill at {after:?}");
+        }
+    }
+    assert_exit(&run(&mut sync(&emulator, &dir, &[])), 0);
+    assert_eq!(datasets(&dir), want);
+}
+
+/// Two processes syncing one store at once end with the store one sync makes.
+#[test]
+fn two_syncs_of_one_store_at_once_equal_one() {
+    let emulator = emulator(Duration::from_millis(20));
+    let one = scratch("one");
+    assert_exit(&run(&mut sync(&emulator, &one, &[])), 0);
+    let dir = scratch("two");
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            sync(&emulator, &dir, &["--concurrency", "2"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        assert_exit(&child.wait_with_output().unwrap(), 0);
+    }
+    assert_eq!(datasets(&dir), datasets(&one));
+}
