@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench
+.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -77,7 +77,7 @@ fmt:
 	$(CARGO) fmt --all
 
 ## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
-bench: python-bench node-bench tables-bench
+bench: python-bench node-bench tables-bench store-bench
 
 ## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
 ## requests + pandas + to_parquet (120 tasks x 7 days, release emulator), then client.tables in
@@ -87,6 +87,13 @@ tables-bench: python-build
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/export_bench.py --monapi target/release/monapi
 	$(PY) bench/python/tables_bench.py --monapi target/release/monapi
+
+## store-bench: the local store, 120 tasks x 30 days with 20 ms of latency, on loopback and on
+## the wide-area profile: cold, warm, no store, one day later, monapi sync's peak RSS, the layout
+store-bench: python-build
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile loopback
+	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile wan
 
 ## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
 soak: $(PY_INSTALLED) node-build

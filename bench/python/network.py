@@ -50,8 +50,10 @@ PROFILES = {"loopback": [], "wan": ["--bandwidth-mbps", "50", "--rtt-ms", "40"]}
 class Server:
     """`monapi serve` in its own process, on the profile's link."""
 
-    def __init__(self, serve: str, profile: str, tls: bool = False) -> None:
-        command = [serve, "serve", "--port", "0", *PROFILES[profile]]
+    def __init__(
+        self, serve: str, profile: str, tls: bool = False, extra: list[str] | None = None
+    ) -> None:
+        command = [serve, "serve", "--port", "0", *PROFILES[profile], *(extra or [])]
         self.process = subprocess.Popen(
             [*command, *(["--tls"] if tls else [])],
             stderr=subprocess.PIPE,

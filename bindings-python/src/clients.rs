@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::PyTraverseError;
 
-use crate::args::{date_range, Day, MonitorArg, Page, Params, TaskId};
+use crate::args::{date_range, Day, MonitorArg, Number, Page, Params, TaskId};
 use crate::bridge::Awaitable;
 use crate::encode::{server_tasks, service_tasks};
 use crate::errors::to_pyerr;
@@ -20,6 +20,7 @@ use crate::options;
 use crate::pages::{AsyncTaskIterator, TaskIterator};
 use crate::pickle;
 use crate::shared::Shared;
+use crate::sync::{Kinds, SyncCall};
 use crate::tables::{AsyncTables, Tables};
 
 /// The `Request::Raw` of `request()` (the core checks the method, the path and the names).
@@ -106,6 +107,16 @@ fn raw_request(
 ///     The time zone of the tables' times (``client.tables``) and of "today" for dates
 ///     left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,
 ///     the service's zone).
+/// store : str or os.PathLike, optional
+///     A directory for a local Parquet store of the report tables (also
+///     ``MONAPI_STORE``): ``client.tables`` then reads the settled days it holds and keeps
+///     those it fetches, and :meth:`sync` brings it up to date. One file per task and day,
+///     ``DIR/<kind>/day=YYYY-MM-DD/task-<id>.parquet``, which DuckDB, polars, pyarrow and
+///     Dask read as a Hive-partitioned dataset. A store that cannot be read or written
+///     raises :class:`StoreError` in the call that uses it.
+/// settle : float, optional
+///     Seconds after a day ends (in ``timezone``) before it counts as settled and is kept
+///     in the store (default 7200, two hours); later days are fetched every time.
 ///
 /// Raises
 /// ------
@@ -641,6 +652,92 @@ macro_rules! client_methods {
                     range: date_range(py, start_date, end_date)?,
                 };
                 <$mode>::finish(py, "response_time_distribution", self.shared.raw(py, request, <$mode>::PARSE))
+            }
+
+            /// Bring the client's store (``store=``) up to date: every settled day of the range,
+            /// for every task asked, in every kind of table asked.
+            ///
+            /// Task-days the store already holds (whole: their files' footers are checked) are
+            /// not fetched; a task's missing days are fetched in runs of consecutive days, one
+            /// request each, and written as they come. The arguments are checked, a token is
+            /// obtained and the task lists are read before any report is asked for. Ctrl-C stops
+            /// the call; what was written stays, and the next sync goes on from there.
+            ///
+            /// Parameters
+            /// ----------
+            /// start_date, end_date : datetime.date or str, optional
+            ///     The days to cover (``"YYYY-MM-DD"`` or dates). Left out: the last 30 settled
+            ///     days. Days not settled yet (see ``settle``) are left out.
+            /// tasks : list of int or str, optional
+            ///     These service or site task ids rather than every task of the account; an id
+            ///     that is not a task of the kinds asked raises :class:`ValidationError`
+            ///     (nothing is fetched).
+            /// kinds : list of str or str, optional
+            ///     The tables to keep, as a list or one comma-separated string:
+            ///     ``"service_report"``, ``"site_availability"``, ``"site_response_time"``,
+            ///     ``"site_faults"``, or ``"service"`` and ``"site"`` for all of one report
+            ///     (default: all four).
+            /// concurrency : int, default 8
+            ///     Tasks fetched at once, 1 to 256.
+            /// on_progress : callable, optional
+            ///     Receives a :class:`monapi.types.SyncProgress` dict (``total``, ``done``,
+            ///     ``fetched``, ``reused``, ``failed``, ``rows``, ``bytes``; counts of task-days)
+            ///     before the first task and after each, on one of monapi's threads: keep it
+            ///     short. An exception it raises is logged at WARNING; the sync goes on.
+            /// errors : {"raise", "collect"}, default "raise"
+            ///     When task-days fail: ``"raise"`` a :class:`PartialResultError` whose
+            ///     ``table`` is the :class:`monapi.types.SyncReport`; ``"collect"``: return the
+            ///     report, with the failures in its ``failures``. Either way, what succeeded is
+            ///     in the store and the failed task-days are fetched by the next sync.
+            ///
+            /// Returns
+            /// -------
+            /// SyncReport
+            ///     ``start``, ``end``, ``tasks``, ``fetched``, ``reused``, ``rows``, ``bytes``,
+            ///     ``failed``, ``failures``, ``set_aside`` (files that did not read, moved to
+            ///     ``.corrupt/`` and fetched again) and ``summary``, one line.
+            ///
+            /// Raises
+            /// ------
+            /// PartialResultError
+            ///     Some task-days failed (``errors="raise"``).
+            /// ValidationError
+            ///     The client has no store, or an argument breaks a rule (nothing is fetched).
+            /// StoreError
+            ///     The store cannot be read or written.
+            ///
+            /// Examples
+            /// --------
+            /// >>> client = monapi.Client(store="reports/")   # MONAPI_* for the rest
+            /// >>> report = client.sync(start_date="2026-11-01", end_date="2026-11-07",
+            /// ...                      kinds="service_report")
+            /// >>> print(report["summary"])   # 120 tasks, 7 days
+            /// 840 task-days fetched, 0 reused, ... rows, ... bytes, 0 failed
+            /// >>> client.sync(start_date="2026-11-01", end_date="2026-11-07")["fetched"]
+            /// 35
+            /// >>> import duckdb
+            /// >>> duckdb.sql("SELECT day, count(*) FROM read_parquet("
+            /// ...            "'reports/service_report/**/*.parquet', hive_partitioning = true)"
+            /// ...            " GROUP BY day ORDER BY day")
+            #[pyo3(
+                signature = (start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=Number(8.0), on_progress=None, errors="raise"),
+                text_signature = "($self, start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=8, on_progress=None, errors='raise')"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            fn sync(
+                &self,
+                py: Python<'_>,
+                start_date: Option<Day>,
+                end_date: Option<Day>,
+                tasks: Option<Vec<TaskId>>,
+                kinds: Option<Kinds>,
+                concurrency: Number,
+                on_progress: Option<&Bound<'_, PyAny>>,
+                errors: &str,
+            ) -> PyResult<$output> {
+                let range = date_range(py, start_date, end_date)?;
+                let call = SyncCall::new(py, range, tasks, kinds, concurrency, on_progress, errors)?;
+                <$mode>::finish(py, "sync", call.job(py, &self.shared))
             }
 
             /// Call any operation of the service by its method and path, for those without a method

@@ -47,6 +47,7 @@ fn class_of(code: &str) -> &'static str {
         "TIMEOUT" => "TimeoutError",
         "CONNECTION" => "ConnectionError",
         "DECODE" => "DecodeError",
+        "STORE" => "StoreError",
         _ => "MonapiError",
     }
 }
@@ -111,6 +112,11 @@ fn fields<'py>(py: Python<'py>, error: &monapi::Error) -> PyResult<Bound<'py, Py
         ErrorKind::Decode => {
             dict.set_item("endpoint", endpoint)?;
             dict.set_item("snippet", error.snippet())?;
+        }
+        ErrorKind::Store => {
+            if let monapi::Error::Store { path, .. } = error {
+                dict.set_item("path", path)?;
+            }
         }
         _ => {}
     }

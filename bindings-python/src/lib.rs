@@ -31,6 +31,7 @@ mod pickle;
 mod runtime;
 mod shared;
 mod strings;
+mod sync;
 mod table;
 mod tables;
 mod tape;

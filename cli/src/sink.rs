@@ -7,10 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, TimestampMillisecondType, TimestampSecondType};
+use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
-use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 use clap::ValueEnum;
+use monapi::table::{in_milliseconds, milliseconds_schema};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -98,7 +99,7 @@ impl Sink {
                     .build();
                 Sink::Parquet(ArrowWriter::try_new(
                     out,
-                    in_milliseconds(&schema),
+                    milliseconds_schema(&schema),
                     Some(properties),
                 )?)
             }
@@ -114,7 +115,7 @@ impl Sink {
         match self {
             Sink::Csv(writer) => writer.write(batch)?,
             Sink::Ndjson(writer) => writer.write(batch)?,
-            Sink::Parquet(writer) => writer.write(&timestamps_in_milliseconds(batch)?)?,
+            Sink::Parquet(writer) => writer.write(&in_milliseconds(batch))?,
             Sink::Arrow { batches, .. } => batches.push(batch.clone()),
         }
         Ok(())
@@ -142,42 +143,6 @@ impl Sink {
         }
         Ok(())
     }
-}
-
-/// `schema` with its timestamps in milliseconds. Parquet has no timestamp unit of seconds: a
-/// `Timestamp(Second)` column would be written as a bare integer, which readers other than
-/// arrow-rs (pandas, Spark, DuckDB, Polars) take for a number rather than a time.
-fn in_milliseconds(schema: &SchemaRef) -> SchemaRef {
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .map(|field| match field.data_type() {
-            DataType::Timestamp(TimeUnit::Second, zone) => field
-                .as_ref()
-                .clone()
-                .with_data_type(DataType::Timestamp(TimeUnit::Millisecond, zone.clone())),
-            _ => field.as_ref().clone(),
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
-}
-
-/// `batch` with its timestamps in milliseconds (see [`in_milliseconds`]).
-fn timestamps_in_milliseconds(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    let columns = batch
-        .columns()
-        .iter()
-        .map(|column| match column.data_type() {
-            DataType::Timestamp(TimeUnit::Second, zone) => Arc::new(
-                column
-                    .as_primitive::<TimestampSecondType>()
-                    .unary::<_, TimestampMillisecondType>(|seconds| seconds * 1000)
-                    .with_timezone_opt(zone.clone()),
-            ) as ArrayRef,
-            _ => column.clone(),
-        })
-        .collect();
-    RecordBatch::try_new(in_milliseconds(&batch.schema()), columns)
 }
 
 /// The same batches, each `Dictionary(Int32, Utf8)` column now indexing one dictionary shared

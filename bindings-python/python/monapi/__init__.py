@@ -10,6 +10,8 @@ work; results are plain dicts and lists with the API's own keys and values.
 - :class:`AsyncClient`: asyncio; works in scripts and in Jupyter's running loop.
 - ``client.tables``: the reports as :class:`Table` objects (Arrow), ready for pandas,
   polars, pyarrow or DuckDB in one call; many tasks at once with a progress bar.
+- ``store=`` and ``client.sync()``: a local Parquet store of the report tables (one file per
+  task and day), which the table calls read and DuckDB, polars, pyarrow or Dask read too.
 - :mod:`monapi.types`: TypedDicts of the plain results.
 - :mod:`monapi.errors`: the exceptions, all under :class:`MonapiError`.
 - :mod:`monapi.testing`: the bundled emulator of the service, for tests and notebooks.
@@ -49,6 +51,7 @@ from monapi.errors import (
     MonapiError,
     PartialCreateError,
     PartialResultError,
+    StoreError,
     TimeoutError,
     ValidationError,
 )
@@ -70,6 +73,7 @@ __all__ = [
     "PartialCreateError",
     "PartialResultError",
     "SiteTables",
+    "StoreError",
     "Table",
     "Tables",
     "TaskIterator",

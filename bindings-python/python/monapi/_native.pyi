@@ -22,6 +22,8 @@ from monapi.types import (
     SiteReport,
     SiteTask,
     SiteTaskSettings,
+    SyncProgress,
+    SyncReport,
     User,
     UserGroup,
 )
@@ -44,6 +46,11 @@ _Item = TypeVar("_Item")
 # A list the service may send as a list or as an object keyed by id (a PHP keyed array).
 _Records: TypeAlias = list[_T] | dict[str, _T]
 _Tasks: TypeAlias = Sequence[Mapping[str, Any]]
+# A kind of table a store keeps, or all the kinds of one report.
+_Kind: TypeAlias = Literal[
+    "service_report", "site_availability", "site_response_time", "site_faults", "service", "site"
+]
+_Errors: TypeAlias = Literal["raise", "collect"]
 
 @final
 class Client:
@@ -65,6 +72,8 @@ class Client:
         max_connections: int | None = None,
         max_response_bytes: int | None = None,
         timezone: str | None = None,
+        store: str | os.PathLike[str] | None = None,
+        settle: float | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
     ) -> Self: ...
@@ -103,6 +112,17 @@ class Client:
     def response_time_distribution(
         self, task_id: _TaskId, *, start_date: _Date | None = None, end_date: _Date | None = None
     ) -> Distribution: ...
+    def sync(
+        self,
+        start_date: _Date | None = None,
+        end_date: _Date | None = None,
+        *,
+        tasks: Sequence[_TaskId] | None = None,
+        kinds: Sequence[_Kind] | str | None = None,
+        concurrency: int = 8,
+        on_progress: Callable[[SyncProgress], object] | None = None,
+        errors: _Errors = "raise",
+    ) -> SyncReport: ...
     def request(
         self,
         method: str,
@@ -135,6 +155,8 @@ class AsyncClient:
         max_connections: int | None = None,
         max_response_bytes: int | None = None,
         timezone: str | None = None,
+        store: str | os.PathLike[str] | None = None,
+        settle: float | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
     ) -> Self: ...
@@ -173,6 +195,17 @@ class AsyncClient:
     def response_time_distribution(
         self, task_id: _TaskId, *, start_date: _Date | None = None, end_date: _Date | None = None
     ) -> Awaitable[Distribution]: ...
+    def sync(
+        self,
+        start_date: _Date | None = None,
+        end_date: _Date | None = None,
+        *,
+        tasks: Sequence[_TaskId] | None = None,
+        kinds: Sequence[_Kind] | str | None = None,
+        concurrency: int = 8,
+        on_progress: Callable[[SyncProgress], object] | None = None,
+        errors: _Errors = "raise",
+    ) -> Awaitable[SyncReport]: ...
     def request(
         self,
         method: str,
@@ -204,7 +237,6 @@ class AsyncTaskIterator(Generic[_Item]):
     def __anext__(self) -> Awaitable[_Item]: ...
 
 _Progress: TypeAlias = bool | Callable[[Progress], object] | None
-_Errors: TypeAlias = Literal["raise", "collect"]
 
 @final
 class Table:

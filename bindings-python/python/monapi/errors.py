@@ -12,11 +12,12 @@ Class                      When
 ``AuthError``              another authentication failure (base of the two above)
 ``ApiError``               the service answered with an error (``status_code``, ``code``)
 ``PartialCreateError``     some tasks of a create batch failed; the others were created
-``PartialResultError``     some tasks of a bulk table call failed; ``.table`` has the others
+``PartialResultError``     some tasks of a bulk call or sync failed; ``.table`` has the rest
 ``ValidationError``        an argument breaks a rule; nothing was sent (also ``ValueError``)
 ``TimeoutError``           no complete answer in time (also the builtin ``TimeoutError``)
 ``ConnectionError``        no connection, or it broke (also the builtin ``ConnectionError``)
 ``DecodeError``            the answer is not the JSON the operation returns
+``StoreError``             the local store could not be read or written (also ``OSError``)
 =========================  =================================================================
 
 Examples
@@ -43,6 +44,7 @@ __all__ = [
     "MonapiError",
     "PartialCreateError",
     "PartialResultError",
+    "StoreError",
     "TimeoutError",
     "ValidationError",
 ]
@@ -242,18 +244,22 @@ class PartialCreateError(MonapiError):
 
 
 class PartialResultError(MonapiError):
-    """Some tasks of a bulk call (``client.tables.service_reports``, ``site_reports``)
-    failed; the others succeeded and their rows are here.
+    """Some tasks of a bulk call (``client.tables.service_reports``, ``site_reports``) or
+    of a sync (``client.sync``) failed; the others succeeded and their result is here.
 
     Pass ``errors="collect"`` to get the result back instead, with the failures on it.
 
     Attributes
     ----------
-    table : Table or SiteTables
-        The rows of every task that succeeded, as the call would have returned them.
+    table : Table, SiteTables or SyncReport
+        For a bulk call, the rows of every task that succeeded, as the call would have
+        returned them. For a sync, its :class:`monapi.types.SyncReport` (what was fetched,
+        and every failed run of task-days in its ``failures``); what succeeded is in the
+        store, and the next sync fetches the failed task-days again.
     failures : list of tuple of (int, MonapiError)
         Each task that failed, in task order, with its error (e.g. an :class:`ApiError`
-        with ``status_code`` 404 for an unknown task).
+        with ``status_code`` 404 for an unknown task); for a sync, one pair per failed run
+        of days.
 
     Examples
     --------
@@ -262,6 +268,10 @@ class PartialResultError(MonapiError):
     ... except monapi.PartialResultError as e:
     ...     week = e.table
     ...     retry = [task_id for task_id, _ in e.failures]
+    >>> try:
+    ...     report = client.sync(start_date="2026-11-01", end_date="2026-11-07")
+    ... except monapi.PartialResultError as e:
+    ...     print(e.table["summary"])
     """
 
     def __init__(
@@ -395,3 +405,28 @@ class DecodeError(MonapiError):
         super().__init__(text)
         self.endpoint = endpoint
         self.snippet = snippet
+
+
+class StoreError(MonapiError, OSError):
+    """The client's local store (``store=``) could not be read or written: its directory
+    cannot be created or written, the disk is full, its ``store.json`` is not a store's.
+
+    Also an ``OSError``, so ``except OSError`` catches it too. Its text names the file or
+    directory and says what failed (the operating system's reason included).
+
+    Attributes
+    ----------
+    path : str
+        The file or directory of the store that could not be read or written.
+
+    Examples
+    --------
+    >>> try:
+    ...     monapi.Client(store="/read-only/reports").sync()
+    ... except monapi.StoreError as e:
+    ...     print("cannot use the store at", e.path)
+    """
+
+    def __init__(self, text: str = "", /, *, path: str = "") -> None:
+        super().__init__(text)
+        self.path = path

@@ -183,7 +183,7 @@ fn failed_task_days_are_listed_exit_3_and_are_fetched_by_the_next_sync() {
     // Slow answers, so that the fault is set while the reports are asked for.
     let emulator = emulator(Duration::from_millis(150));
     let dir = scratch("failures");
-    let mut child = sync(&emulator, &dir, &["--max-retries", "0", "--concurrency", "1"])
+    let child = sync(&emulator, &dir, &["--max-retries", "0", "--concurrency", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

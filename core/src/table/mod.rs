@@ -120,7 +120,7 @@ pub use client::{
     BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables, TaskIds,
     DEFAULT_CONCURRENCY,
 };
-pub use store::{Store, StoreKind};
+pub use store::{in_milliseconds, milliseconds_schema, Store, StoreKind};
 pub use stored::last_settled_day;
 pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 

@@ -27,8 +27,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{TimestampMillisecondType, TimestampSecondType};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use chrono::{FixedOffset, NaiveDate};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -261,7 +265,7 @@ impl Store {
         let schema = kind.schema(self.timezone);
         let checked = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(|error| error.to_string())
-            .and_then(|builder| same_schema(builder.schema(), &schema));
+            .and_then(|builder| same_schema(builder.schema(), &milliseconds_schema(&schema)));
         match checked {
             Ok(()) => Ok(Read::Held(RecordBatch::new_empty(schema))),
             Err(why) => self.set_aside(&path, why),
@@ -385,6 +389,7 @@ fn write_table(path: &Path, batch: &RecordBatch) -> Result<u64> {
         path: path.display().to_string(),
         message: format!("could not be written: {error}"),
     };
+    let batch = &in_milliseconds(batch);
     // The pages do not depend on the footer: encoded once to learn their checksum, then again
     // with it in the footer.
     let pages = encode(batch, None).map_err(|e| failed(&e))?;
@@ -434,12 +439,77 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
     if recorded != Some(checksum) {
         return Err("its pages do not match their checksum".into());
     }
-    same_schema(builder.schema(), schema)?;
+    let stored = milliseconds_schema(schema);
+    same_schema(builder.schema(), &stored)?;
     let reader = builder.build().map_err(|e| e.to_string())?;
     let batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    arrow_select::concat::concat_batches(schema, &batches).map_err(|e| e.to_string())
+    let batch = arrow_select::concat::concat_batches(&stored, &batches).map_err(|e| e.to_string())?;
+    in_seconds(&batch, schema).map_err(|e| e.to_string())
+}
+
+/// `schema` with its timestamps in milliseconds. Parquet has no timestamp unit of seconds: a
+/// `Timestamp(Second)` column would be written as a bare integer, which readers other than
+/// arrow-rs (pandas, Spark, DuckDB, pyarrow) take for a number rather than a time.
+///
+/// ```
+/// use monapi::table::{milliseconds_schema, service_report_schema};
+/// use monapi::table::arrow_schema::{DataType, TimeUnit};
+/// let schema = milliseconds_schema(&service_report_schema(monapi::SERVICE_TIMEZONE));
+/// assert_eq!(schema.field(2).data_type(), &DataType::Timestamp(TimeUnit::Millisecond, Some("+08:00".into())));
+/// ```
+pub fn milliseconds_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|field| match field.data_type() {
+            DataType::Timestamp(TimeUnit::Second, zone) => field
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Timestamp(TimeUnit::Millisecond, zone.clone())),
+            _ => field.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `batch` with its timestamps in milliseconds, as Parquet files hold them (see
+/// [`milliseconds_schema`]).
+pub fn in_milliseconds(batch: &RecordBatch) -> RecordBatch {
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|column| match column.data_type() {
+            DataType::Timestamp(TimeUnit::Second, zone) => Arc::new(
+                column
+                    .as_primitive::<TimestampSecondType>()
+                    .unary::<_, TimestampMillisecondType>(|seconds| seconds * 1000)
+                    .with_timezone_opt(zone.clone()),
+            ) as ArrayRef,
+            _ => column.clone(),
+        })
+        .collect();
+    RecordBatch::try_new(milliseconds_schema(&batch.schema()), columns)
+        .expect("the same columns, in milliseconds")
+}
+
+/// A batch read from a store's file, back in `schema`'s seconds.
+fn in_seconds(batch: &RecordBatch, schema: &SchemaRef) -> std::result::Result<RecordBatch, ArrowError> {
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|column| match column.data_type() {
+            DataType::Timestamp(TimeUnit::Millisecond, zone) => Arc::new(
+                column
+                    .as_primitive::<TimestampMillisecondType>()
+                    .unary::<_, TimestampSecondType>(|millis| millis.div_euclid(1000))
+                    .with_timezone_opt(zone.clone()),
+            ) as ArrayRef,
+            _ => column.clone(),
+        })
+        .collect();
+    RecordBatch::try_new(schema.clone(), columns)
 }
 
 fn same_schema(found: &SchemaRef, expected: &SchemaRef) -> std::result::Result<(), String> {
