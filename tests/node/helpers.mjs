@@ -147,9 +147,22 @@ export function fixture(name) {
  * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number }>}
  */
 export function runNode(args, options = {}) {
+  return runProgram(process.execPath, args, options)
+}
+
+/**
+ * Runs `program` with `args` (bounded in time) and resolves with its exit code, output and
+ * duration.
+ *
+ * @param {string} program
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number }>}
+ */
+export function runProgram(program, args, options = {}) {
   const started = Date.now()
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(program, args, {
       cwd: options.cwd ?? ROOT,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,7 @@ import { test } from 'node:test'
 
 import { MonapiError } from 'monapi'
 
-import { DEMO_SECRETS, assertNoSecret, emulator, rejects, runNode, throws } from './helpers.mjs'
+import { DEMO_SECRETS, ROOT, assertNoSecret, emulator, rejects, runNode, runProgram, throws } from './helpers.mjs'
 
 const KINDS = ['service_report', 'site_availability', 'site_response_time', 'site_faults']
 
@@ -442,4 +442,38 @@ test('a store synced by another process (MONAPI_STORE) is read here with no requ
   const before = emu.counters().total
   assert.deepEqual(rowSet(await reader.tables.serviceReport(10007, range)), want)
   assert.equal(emu.counters().total, before)
+})
+
+test('a store synced by the Python package is read here with no request', async (t) => {
+  const { emu, dir, plain } = await setup(t)
+  const range = { startDate: daysAgo(emu, 3), endDate: daysAgo(emu, 2) }
+  const script = [
+    'import json, sys, monapi',
+    'report = monapi.Client().sync(sys.argv[1], sys.argv[2], tasks=[10008, 20002])',
+    'print(json.dumps({k: report[k] for k in ("fetched", "failed")}))',
+  ].join('\n')
+  const env = {
+    ...process.env,
+    MONAPI_BASE_URL: emu.baseUrl,
+    MONAPI_CLIENT_ID: emu.clientId,
+    MONAPI_CLIENT_SECRET: emu.clientSecret,
+    MONAPI_USERNAME: emu.username,
+    MONAPI_PASSWORD: emu.password,
+    MONAPI_STORE: dir,
+  }
+  const python = join(ROOT, '.venv', 'bin', 'python')
+  const child = await runProgram(python, ['-c', script, range.startDate, range.endDate], { env, timeoutMs: 60000 })
+  assert.equal(child.code, 0, child.stderr)
+  assert.deepEqual(JSON.parse(child.stdout), { fetched: 4, failed: 0 })
+
+  const reader = emu.client({ store: dir })
+  t.after(() => reader.close())
+  const want = rowSet(await plain.tables.serviceReport(10008, range))
+  const wantSite = await plain.tables.siteReport(20002, range)
+  const before = emu.counters().total
+  assert.deepEqual(rowSet(await reader.tables.serviceReport(10008, range)), want)
+  const site = await reader.tables.siteReport(20002, range)
+  assert.deepEqual(rowSet(site.availability), rowSet(wantSite.availability))
+  assert.deepEqual(rowSet(site.faults), rowSet(wantSite.faults))
+  assert.equal(emu.counters().total, before, 'read from the store Python wrote')
 })

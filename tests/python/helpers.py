@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import os
 import pathlib
+import subprocess
 from typing import Any
 
 import monapi
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 DEMO_SECRET = "demo_secret"
 DEMO_PASSWORD = "123456"
@@ -98,3 +101,18 @@ def async_count_tasks(client: monapi.AsyncClient) -> int:
         return len([task async for task in client.iter_service_tasks()])
 
     return asyncio.run(count())
+
+
+def monapi_binary() -> str:
+    """The CLI of this checkout: the newest of the debug and release builds, or a build."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    built = [p for p in (target / "debug" / "monapi", target / "release" / "monapi") if p.exists()]
+    if not built:
+        subprocess.run(
+            ["cargo", "build", "-p", "monapi-cli", "--bin", "monapi"],
+            cwd=ROOT,
+            check=True,
+            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        )
+        built = [target / "debug" / "monapi"]
+    return str(max(built, key=lambda p: p.stat().st_mtime))

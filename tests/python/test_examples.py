@@ -3,7 +3,6 @@ drawn and saved), the Dask example across two worker processes against `monapi s
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import nbformat
 import pandas as pd
 import pytest
 from nbclient import NotebookClient
+
+from helpers import monapi_binary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -39,21 +40,6 @@ def test_the_notebook_draws_its_plots(
     assert plots == ["availability.png", "distribution.png", "service_metric.png"]
     for name in plots:
         assert (tmp_path / "plots" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def monapi_binary() -> str:
-    """The CLI of this checkout: the newest of the debug and release builds, or a build."""
-    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    built = [p for p in (target / "debug" / "monapi", target / "release" / "monapi") if p.exists()]
-    if not built:
-        subprocess.run(
-            ["cargo", "build", "-p", "monapi-cli", "--bin", "monapi"],
-            cwd=ROOT,
-            check=True,
-            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
-        )
-        built = [target / "debug" / "monapi"]
-    return str(max(built, key=lambda p: p.stat().st_mtime))
 
 
 def test_the_dask_example_matches_one_process(tmp_path: pathlib.Path) -> None:

@@ -23,7 +23,7 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, monapi_binary
 
 SERVICE = 10001
 SITE = 20001
@@ -567,3 +567,33 @@ def test_the_dask_example_syncs_as_one_process_does(tmp_path: pathlib.Path) -> N
         assert count(f"({dask_rows}) EXCEPT ALL ({alone_rows})") == 0
         assert count(f"({alone_rows}) EXCEPT ALL ({dask_rows})") == 0
     assert f"store: {rows} rows of 6 tasks" in done.stdout
+
+
+def test_a_store_written_by_the_command_line_is_read_by_python(
+    emulator: Emulator, client: monapi.Client, tmp_path: pathlib.Path
+) -> None:
+    first, last = days_ago(emulator, 4), days_ago(emulator, 2)
+    env = {
+        **os.environ,
+        "MONAPI_BASE_URL": emulator.base_url,
+        "MONAPI_CLIENT_ID": "demo_id",
+        "MONAPI_CLIENT_SECRET": DEMO_SECRET,
+        "MONAPI_USERNAME": "test@example.com",
+        "MONAPI_PASSWORD": DEMO_PASSWORD,
+    }
+    command = [monapi_binary(), "sync", str(tmp_path), "--task", str(SERVICE), str(SITE)]
+    command += ["--from", first.isoformat(), "--to", last.isoformat()]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("monapi sync: 6 task-days fetched, 0 reused"), done.stdout
+    stored = stored_client(emulator, tmp_path)
+    before = asked(emulator) + asked(emulator, "site_report")
+    service = stored.tables.service_report(SERVICE, start_date=first, end_date=last)
+    site = stored.tables.site_report(SITE, start_date=first, end_date=last)
+    assert asked(emulator) + asked(emulator, "site_report") == before, "read from the store"
+    assert_same_rows(
+        service, client.tables.service_report(SERVICE, start_date=first, end_date=last)
+    )
+    want = client.tables.site_report(SITE, start_date=first, end_date=last)
+    for got_table, want_table in zip(site, want, strict=True):
+        assert canonical(got_table).equals(canonical(want_table))

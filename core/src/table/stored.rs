@@ -340,6 +340,60 @@ mod tests {
         NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
     }
 
+    /// A site report of 2025-11-22 (+08:00) whose point 3 has a fault ending `end`.
+    fn site_body(end: &str) -> String {
+        format!(
+            r#"{{"3":{{"name":"北京电信","uprate":{{"1763769600":{{"uprate":"100.00"}}}},
+            "fault":{{"0":{{"start_time":"1763769900","end_time":"{end}","diff_time":"5分钟",
+            "fault_status":"无法解析域名","current_fault_period":"5分钟"}},"count":1}},
+            "resptime":{{"1763769600":{{"resptime_max":"1","resptime_avg":"1","resptime_min":"1",
+            "resp_process_time":"1","resp_connect_time":"1","resp_dns_time":"1","resp_download_time":"1"}}}}}}}}"#
+        )
+    }
+
+    /// A fetch of `body` as a site report, counting its calls.
+    fn counted(body: String, calls: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> Fetch {
+        Box::new(move |_range| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let tables = crate::table::site_report(20001, body.as_bytes(), crate::SERVICE_TIMEZONE);
+            Box::pin(async move {
+                let tables = tables?;
+                Ok(Fetched {
+                    tables: vec![tables.availability, tables.response_time, tables.faults],
+                    bytes: 1,
+                })
+            })
+        })
+    }
+
+    #[tokio::test]
+    async fn a_day_with_a_fault_still_going_on_is_fetched_again_until_it_ends() {
+        let root = std::env::temp_dir().join(format!("monapi-ongoing-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let store = Store::open(&root, crate::SERVICE_TIMEZONE).unwrap();
+        let day = NaiveDate::from_ymd_opt(2025, 11, 22).unwrap();
+        let range = DateRange::new(day, day);
+        let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let ongoing = counted(site_body("未结束"), calls.clone());
+        for expected_calls in 1..=2 {
+            let through = through(&store, Report::Site, 20001, range, day, &ongoing).await.unwrap();
+            assert_eq!(through.tables[2].num_rows(), 1, "the ongoing fault is returned");
+            assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), expected_calls);
+            for &kind in Report::Site.kinds() {
+                assert!(!store.holds(kind, 20001, day), "{kind:?} kept with a fault going on");
+            }
+        }
+        // Once the fault has ended, the day is kept, and read from then on.
+        let ended = counted(site_body("1763770200"), calls.clone());
+        for _ in 0..2 {
+            let through = through(&store, Report::Site, 20001, range, day, &ended).await.unwrap();
+            assert_eq!(through.tables[2].num_rows(), 1);
+            assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
+        }
+        assert!(store.holds(StoreKind::SiteFaults, 20001, day));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
     #[test]
     fn missing_days_make_runs_of_consecutive_days() {
         let missing = [day(1), day(2), day(3), day(5), day(7), day(8)];
