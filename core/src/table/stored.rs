@@ -80,7 +80,7 @@ type ByDay = BTreeMap<NaiveDate, Vec<RecordBatch>>;
 
 /// `task`'s report over `range` (both dates given), through `store`: what a table call
 /// returns. Rows come by day, oldest first (a fault's day is the day it started), and
-/// within a day as the service sent them.
+/// within a day as the service sent them. Files are read and written on the blocking pool.
 pub(crate) async fn through(
     store: &Store,
     report: Report,
@@ -91,10 +91,60 @@ pub(crate) async fn through(
 ) -> Result<Through> {
     let kinds = report.kinds();
     let asked: Vec<NaiveDate> = days(range).collect();
+    let (mut out, mut by_day, missing) = {
+        let (store, asked) = (store.clone(), asked.clone());
+        blocking(move || read_held(&store, kinds, task, &asked, last_settled)).await?
+    };
+    let asked: BTreeSet<NaiveDate> = asked.into_iter().collect();
+    for (first, last) in runs(&missing) {
+        let fetched = fetch(DateRange::new(first, last)).await?;
+        out.fetched += count(first, last);
+        out.bytes += fetched.bytes;
+        out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
+        let store = store.clone();
+        let split = blocking(move || {
+            let split = split(&fetched.tables, kinds, store.timezone(), first)?;
+            write_settled(&store, kinds, task, (first, last), last_settled, &split)?;
+            Ok(split)
+        })
+        .await?;
+        for (day, tables) in split {
+            // A row of a day outside the run (a fault that began the day before) belongs to
+            // that day, which the call reads or fetches itself when it asked for it.
+            let own = (first..=last).contains(&day) || !asked.contains(&day);
+            if own {
+                by_day.entry(day).or_insert(tables);
+            }
+        }
+    }
+    let timezone = store.timezone();
+    out.tables = blocking(move || {
+        kinds
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| {
+                let parts: Vec<&RecordBatch> = by_day.values().map(|tables| &tables[i]).collect();
+                arrow_select::concat::concat_batches(&kind.schema(timezone), parts).map_err(|e| built(&e))
+            })
+            .collect()
+    })
+    .await?;
+    Ok(out)
+}
+
+/// The settled days of `asked` the store holds, read; the days to fetch (the others, and
+/// those whose files did not read).
+fn read_held(
+    store: &Store,
+    kinds: &[StoreKind],
+    task: u64,
+    asked: &[NaiveDate],
+    last_settled: NaiveDate,
+) -> Result<(Through, ByDay, Vec<NaiveDate>)> {
     let mut out = Through::default();
     let mut by_day = ByDay::new();
     let mut missing = Vec::new();
-    for &day in &asked {
+    for &day in asked {
         if day > last_settled {
             missing.push(day);
             continue;
@@ -104,7 +154,7 @@ pub(crate) async fn through(
             match store.read(kind, task, day)? {
                 Read::Held(table) => tables.push(table),
                 Read::Missing => break,
-                Read::SetAside { to, .. } => {
+                Read::SetAside { to } => {
                     out.set_aside.push(to);
                     break;
                 }
@@ -117,33 +167,18 @@ pub(crate) async fn through(
             missing.push(day);
         }
     }
-    let asked: BTreeSet<NaiveDate> = asked.into_iter().collect();
-    for (first, last) in runs(&missing) {
-        let fetched = fetch(DateRange::new(first, last)).await?;
-        let split = split(&fetched.tables, kinds, store.timezone(), first)?;
-        write_settled(store, kinds, task, (first, last), last_settled, &split)?;
-        out.fetched += count(first, last);
-        out.bytes += fetched.bytes;
-        out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
-        for (day, tables) in split {
-            // A row of a day outside the run (a fault that began the day before) belongs to
-            // that day, which the call reads or fetches itself when it asked for it.
-            let own = (first..=last).contains(&day) || !asked.contains(&day);
-            if own {
-                by_day.entry(day).or_insert(tables);
-            }
-        }
-    }
-    out.tables = kinds
-        .iter()
-        .enumerate()
-        .map(|(i, kind)| {
-            let schema = kind.schema(store.timezone());
-            let parts: Vec<&RecordBatch> = by_day.values().map(|tables| &tables[i]).collect();
-            arrow_select::concat::concat_batches(&schema, parts).map_err(|e| built(&e))
+    Ok((out, by_day, missing))
+}
+
+/// Runs `work` (file reads and writes, Parquet) on the blocking pool, off the runtime's
+/// threads, several tasks' at once.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|error| {
+        Err(Error::Store {
+            path: "(in memory)".into(),
+            message: format!("the work on the store's files stopped: {error}"),
         })
-        .collect::<Result<_>>()?;
-    Ok(out)
+    })
 }
 
 /// Brings `task`'s `kinds` (of `report`) in `store` up to date over `range` (settled days):
@@ -156,6 +191,62 @@ pub(crate) async fn sync_task(
     range: DateRange,
     fetch: &Fetch,
 ) -> Result<Through> {
+    let asked: Vec<StoreKind> = report
+        .kinds()
+        .iter()
+        .copied()
+        .filter(|k| kinds.contains(k))
+        .collect();
+    let (mut out, missing) = {
+        let (store, asked) = (store.clone(), asked.clone());
+        blocking(move || check_held(&store, &asked, task, range)).await?
+    };
+    let last_settled = range.end.expect("a sync's range has both dates");
+    for (first, last) in runs(&missing) {
+        let done = match fetch(DateRange::new(first, last)).await {
+            Ok(fetched) => {
+                let (store, asked) = (store.clone(), asked.clone());
+                blocking(move || {
+                    let all = report.kinds();
+                    let split: ByDay = split(&fetched.tables, all, store.timezone(), first)?
+                        .into_iter()
+                        .map(|(day, tables)| {
+                            let tables = all
+                                .iter()
+                                .zip(tables)
+                                .filter(|(kind, _)| asked.contains(kind))
+                                .map(|(_, table)| table)
+                                .collect();
+                            (day, tables)
+                        })
+                        .collect();
+                    write_settled(&store, &asked, task, (first, last), last_settled, &split)?;
+                    Ok(fetched)
+                })
+                .await
+            }
+            Err(error) => Err(error),
+        };
+        match done {
+            Ok(fetched) => {
+                out.fetched += count(first, last);
+                out.bytes += fetched.bytes;
+                out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
+            }
+            Err(error) => out.failures.push((first, last, error)),
+        }
+    }
+    Ok(out)
+}
+
+/// The days of `range` whose files of every kind are whole (by their footers); the others,
+/// to fetch.
+fn check_held(
+    store: &Store,
+    kinds: &[StoreKind],
+    task: u64,
+    range: DateRange,
+) -> Result<(Through, Vec<NaiveDate>)> {
     let mut out = Through::default();
     let mut missing = Vec::new();
     for day in days(range) {
@@ -164,7 +255,7 @@ pub(crate) async fn sync_task(
             match store.check(kind, task, day)? {
                 Read::Held(_) => {}
                 Read::Missing => whole = false,
-                Read::SetAside { to, .. } => {
+                Read::SetAside { to } => {
                     out.set_aside.push(to);
                     whole = false;
                 }
@@ -176,39 +267,7 @@ pub(crate) async fn sync_task(
             missing.push(day);
         }
     }
-    let last_settled = range.end.expect("a sync's range has both dates");
-    for (first, last) in runs(&missing) {
-        let done = async {
-            let fetched = fetch(DateRange::new(first, last)).await?;
-            let split = split(&fetched.tables, report.kinds(), store.timezone(), first)?;
-            let all = report.kinds();
-            let asked: Vec<StoreKind> = all.iter().copied().filter(|k| kinds.contains(k)).collect();
-            let split: ByDay = split
-                .into_iter()
-                .map(|(day, tables)| {
-                    let tables = all
-                        .iter()
-                        .zip(tables)
-                        .filter(|(kind, _)| asked.contains(kind))
-                        .map(|(_, table)| table)
-                        .collect();
-                    (day, tables)
-                })
-                .collect();
-            write_settled(store, &asked, task, (first, last), last_settled, &split)?;
-            Ok::<_, Error>(fetched)
-        }
-        .await;
-        match done {
-            Ok(fetched) => {
-                out.fetched += count(first, last);
-                out.bytes += fetched.bytes;
-                out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
-            }
-            Err(error) => out.failures.push((first, last, error)),
-        }
-    }
-    Ok(out)
+    Ok((out, missing))
 }
 
 /// Writes each settled day of the run `(first, last)` (every kind, an empty file for a day
@@ -376,17 +435,24 @@ mod tests {
         let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let ongoing = counted(site_body("未结束"), calls.clone());
         for expected_calls in 1..=2 {
-            let through = through(&store, Report::Site, 20001, range, day, &ongoing).await.unwrap();
+            let through = through(&store, Report::Site, 20001, range, day, &ongoing)
+                .await
+                .unwrap();
             assert_eq!(through.tables[2].num_rows(), 1, "the ongoing fault is returned");
             assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), expected_calls);
             for &kind in Report::Site.kinds() {
-                assert!(!store.holds(kind, 20001, day), "{kind:?} kept with a fault going on");
+                assert!(
+                    !store.holds(kind, 20001, day),
+                    "{kind:?} kept with a fault going on"
+                );
             }
         }
         // Once the fault has ended, the day is kept, and read from then on.
         let ended = counted(site_body("1763770200"), calls.clone());
         for _ in 0..2 {
-            let through = through(&store, Report::Site, 20001, range, day, &ended).await.unwrap();
+            let through = through(&store, Report::Site, 20001, range, day, &ended)
+                .await
+                .unwrap();
             assert_eq!(through.tables[2].num_rows(), 1);
             assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
         }
