@@ -441,11 +441,16 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
     }
     let stored = milliseconds_schema(schema);
     same_schema(builder.schema(), &stored)?;
-    let reader = builder.build().map_err(|e| e.to_string())?;
-    let batches = reader
+    // The whole file as one batch: no batches to concatenate after.
+    let rows = builder.metadata().file_metadata().num_rows().max(1) as usize;
+    let reader = builder.with_batch_size(rows).build().map_err(|e| e.to_string())?;
+    let mut batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let batch = arrow_select::concat::concat_batches(&stored, &batches).map_err(|e| e.to_string())?;
+    let batch = match batches.len() {
+        1 => batches.remove(0),
+        _ => arrow_select::concat::concat_batches(&stored, &batches).map_err(|e| e.to_string())?,
+    };
     in_seconds(&batch, schema).map_err(|e| e.to_string())
 }
 
