@@ -658,8 +658,8 @@ macro_rules! client_methods {
             /// for every task asked, in every kind of table asked.
             ///
             /// Task-days the store already holds (whole: their files' footers are checked) are
-            /// not fetched; a task's missing days are fetched in runs of consecutive days, one
-            /// request each, and written as they come. The arguments are checked, a token is
+            /// not fetched; a task's missing days are fetched in runs of consecutive days (at
+            /// most 10 days each), one request each, and written as they come. The arguments are checked, a token is
             /// obtained and the task lists are read before any report is asked for. Ctrl-C stops
             /// the call; what was written stays, and the next sync goes on from there.
             ///

@@ -501,8 +501,8 @@ export class Client {
    * Brings the client's local store ({@link ClientOptions.store}) up to date, the step a daily
    * job runs: every settled day of the range (default: the last 30), for every task asked
    * (default: every task of the account) and every kind of table asked. Task-days the store
-   * holds are not fetched; a task's missing days are fetched in runs of consecutive days, one
-   * request each, and written as they come. A run that fails is listed in `failures`, the
+   * holds are not fetched; a task's missing days are fetched in runs of consecutive days (at
+   * most 10 days each), one request each, and written as they come. A run that fails is listed in `failures`, the
    * others go on, and the next sync fetches it again. Input is checked, a token obtained and
    * the task lists read before any report is asked for: a failure there rejects the call.
    *

@@ -202,7 +202,7 @@ pub(crate) async fn sync_task(
         blocking(move || check_held(&store, &asked, task, range)).await?
     };
     let last_settled = range.end.expect("a sync's range has both dates");
-    for (first, last) in runs(&missing) {
+    for (first, last) in runs(&missing).into_iter().flat_map(at_most(SYNC_RUN_DAYS)) {
         let done = match fetch(DateRange::new(first, last)).await {
             Ok(fetched) => {
                 let (store, asked) = (store.clone(), asked.clone());
@@ -368,6 +368,25 @@ pub(crate) fn days(range: DateRange) -> impl Iterator<Item = NaiveDate> {
     start.iter_days().take_while(move |day| *day <= end)
 }
 
+/// The longest run of days a sync asks for at once: a task's memory in a sync (its body, its
+/// table, the day's files) is then bounded whatever the range (table calls, which return
+/// the whole range anyway, ask for each run whole).
+const SYNC_RUN_DAYS: u64 = 10;
+
+/// A run cut into runs of at most `most` days.
+fn at_most(most: u64) -> impl Fn((NaiveDate, NaiveDate)) -> Vec<(NaiveDate, NaiveDate)> {
+    move |(first, last)| {
+        let mut cut = Vec::new();
+        let mut start = first;
+        while start <= last {
+            let end = (start + Days::new(most - 1)).min(last);
+            cut.push((start, end));
+            start = end + Days::new(1);
+        }
+        cut
+    }
+}
+
 /// Sorted days grouped into runs of consecutive days, `(first, last)`.
 fn runs(days: &[NaiveDate]) -> Vec<(NaiveDate, NaiveDate)> {
     let mut runs: Vec<(NaiveDate, NaiveDate)> = Vec::new();
@@ -458,6 +477,13 @@ mod tests {
         }
         assert!(store.holds(StoreKind::SiteFaults, 20001, day));
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_long_run_is_cut_into_runs_of_at_most_so_many_days() {
+        let cut = at_most(10)((day(1), day(25)));
+        assert_eq!(cut, [(day(1), day(10)), (day(11), day(20)), (day(21), day(25))]);
+        assert_eq!(at_most(10)((day(3), day(3))), [(day(3), day(3))]);
     }
 
     #[test]

@@ -230,8 +230,8 @@ impl Tables {
     /// Brings the client's store up to date: every settled day of the range, for every task
     /// asked, in every kind asked. Task-days the store holds (whole: their files' footers are
     /// checked) are not fetched; a task's missing days are fetched in runs of consecutive
-    /// days, one request each, and written as they come (memory holds the tasks in flight,
-    /// never the range). A run that fails is listed in [`SyncReport::failures`] and the
+    /// days (at most 10 days each), one request each, and written as they come (memory holds
+    /// the runs in flight, never the range). A run that fails is listed in [`SyncReport::failures`] and the
     /// others go on; it is not recorded, so the next sync fetches it.
     ///
     /// Input is checked, a token obtained and the task lists read before any report is asked
