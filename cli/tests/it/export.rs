@@ -26,7 +26,7 @@ fn emulator() -> Emulator {
 }
 
 /// The binary with the demo account of `emulator` in its environment.
-fn monapi(emulator: &Emulator) -> Command {
+pub(crate) fn monapi(emulator: &Emulator) -> Command {
     let mut command = Command::new(BIN);
     command
         .env("MONAPI_BASE_URL", emulator.base_url())

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use chrono::{Days, NaiveDate};
 use monapi_emulator::{Config, Emulator, FaultKind, Faults};
 
-const BIN: &str = env!("CARGO_BIN_EXE_monapi");
+use crate::export::monapi;
+
 /// Two service tasks of one-minute checks, one of five, and two sites.
 const TASKS: [&str; 5] = ["10001", "10002", "10009", "20001", "20002"];
 
@@ -32,18 +33,6 @@ fn sync(emulator: &Emulator, dir: &Path, extra: &[&str]) -> Command {
         .args(["--from", &from.to_string(), "--to", &to.to_string(), "--task"])
         .args(TASKS)
         .args(extra);
-    command
-}
-
-/// The binary with the demo account of `emulator` in its environment.
-fn monapi(emulator: &Emulator) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .env("MONAPI_BASE_URL", emulator.base_url())
-        .env("MONAPI_CLIENT_ID", "demo_id")
-        .env("MONAPI_CLIENT_SECRET", "demo_secret")
-        .env("MONAPI_USERNAME", "test@example.com")
-        .env("MONAPI_PASSWORD", "123456");
     command
 }
 

@@ -181,8 +181,8 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + '
     })
 }
 
-/// Brings `task`'s `kinds` (of `report`) in `store` up to date over `range` (settled days):
-/// what a sync does for one task. A failed run of days is listed and the others go on.
+/// Brings `task`'s tables of `report` among `kinds` in `store` up to date over `range`
+/// (settled days): what a sync does for one task. A failed run of days is listed and the others go on.
 pub(crate) async fn sync_task(
     store: &Store,
     report: Report,

@@ -312,13 +312,7 @@ impl Tables {
         let mut done = stream::iter(jobs)
             .map(|(report, task)| async move {
                 let fetch = fetch(&self.client, report, task);
-                let asked: Vec<StoreKind> = report
-                    .kinds()
-                    .iter()
-                    .copied()
-                    .filter(|k| kinds.contains(k))
-                    .collect();
-                let through = stored::sync_task(store, report, &asked, task, range, &fetch).await;
+                let through = stored::sync_task(store, report, kinds, task, range, &fetch).await;
                 (report, task, through)
             })
             .buffer_unordered(options.concurrency);
