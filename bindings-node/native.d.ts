@@ -166,6 +166,16 @@ export declare class NativeEmulator {
   serverTasks(): string
   /** Created service tasks as stored, as JSON. */
   createdServiceTasks(): string
+  /**
+   * Site task `taskId` fails from now on, at every monitoring point: the unix time of its
+   * first failed check (the faults' `start_time`).
+   */
+  failSite(taskId: number | string): number
+  /**
+   * Ends the failure of site task `taskId`: the unix time of its first check up again (the
+   * faults' `end_time`), or `null` when it was not failing.
+   */
+  recoverSite(taskId: number | string): number | null
   /** Stops the server and waits for its thread (at most about a second). Idempotent. */
   stop(): Promise<void>
 }

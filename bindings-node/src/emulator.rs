@@ -5,11 +5,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use monapi_emulator::{Config, ConfigError, Emulator, FaultKind, Faults, PastEndPage, Quirks, TimeUnit};
-use napi::bindgen_prelude::PromiseRaw;
+use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
 use crate::boundary::{guard, spawn};
+use crate::client::id;
 use crate::errors::{invalid_input, Failure, Fields, Result, Settled};
 
 /// Start-up settings (types checked by the JavaScript layer).
@@ -389,6 +390,28 @@ impl NativeEmulator {
         guard(&env, || {
             let tasks = self.with(|e| e.created_service_tasks())?;
             serde_json::to_string(&tasks).map_err(|e| invalid_input("createdServiceTasks", &e.to_string()))
+        })
+    }
+
+    /// Site task `taskId` fails from now on, at every monitoring point: the unix time of its
+    /// first failed check (the faults' `start_time`).
+    #[napi(catch_unwind)]
+    pub fn fail_site(&self, env: Env, task_id: Either<f64, String>) -> napi::Result<f64> {
+        guard(&env, || {
+            let task_id = monapi::input::task_id(id(&task_id))?;
+            let start = self.with(|e| e.fail_site(task_id))?.map_err(refused)?;
+            Ok(start as f64)
+        })
+    }
+
+    /// Ends the failure of site task `taskId`: the unix time of its first check up again (the
+    /// faults' `end_time`), or `null` when it was not failing.
+    #[napi(catch_unwind)]
+    pub fn recover_site(&self, env: Env, task_id: Either<f64, String>) -> napi::Result<Option<f64>> {
+        guard(&env, || {
+            let task_id = monapi::input::task_id(id(&task_id))?;
+            let end = self.with(|e| e.recover_site(task_id))?.map_err(refused)?;
+            Ok(end.map(|end| end as f64))
         })
     }
 

@@ -12,6 +12,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
+use crate::args::TaskId;
 use crate::clients::{AsyncClient, Client};
 use crate::decode::value_to_py;
 
@@ -549,7 +550,7 @@ impl Emulator {
     }
 
     /// Back to the state at start: counters zero, knobs as started (no faults, no quirks),
-    /// created tasks gone, every token revoked.
+    /// created tasks gone, every token revoked, no site failing.
     ///
     /// Examples
     /// --------
@@ -610,6 +611,69 @@ impl Emulator {
     fn created_service_tasks(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let tasks = self.with(|e| e.created_service_tasks())?;
         Ok(value_to_py(py, &serde_json::Value::Array(tasks))?.unbind())
+    }
+
+    /// Make site task ``task_id`` fail from now on, at every monitoring point.
+    ///
+    /// From the site's last check at or before this moment (the moment rounded down to its
+    /// frequency), every check of every point fails: ``uprate`` ``"0.00"`` (the average's
+    /// too) and response times of ``"0.00"``; each point has an ongoing fault (``end_time``
+    /// ``"未结束"``) starting at that check, with a cause of the service's. Until
+    /// :meth:`recover_site` or :meth:`reset`; a site already failing stays as it is.
+    ///
+    /// Parameters
+    /// ----------
+    /// task_id : int or str
+    ///     A site task of this emulator (20001, 20002, ...).
+    ///
+    /// Returns
+    /// -------
+    /// int
+    ///     The unix time of the first failed check (the faults' ``start_time``).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``task_id`` is not one of its site tasks (``field`` is ``"task_id"``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> since = emulator.fail_site(20001)
+    /// >>> report = client.site_report(20001)
+    /// >>> report["0"]["uprate"][str(since)]["uprate"]
+    /// '0.00'
+    fn fail_site(&self, py: Python<'_>, task_id: TaskId) -> PyResult<i64> {
+        self.with(|e| e.fail_site(task_id.0))?.map_err(|e| refused(py, e))
+    }
+
+    /// End the failure of site task ``task_id`` (:meth:`fail_site`).
+    ///
+    /// Its last check at or before this moment failed still; the check after it is up again
+    /// and is the faults' ``end_time`` (no longer ``"未结束"``), and the checks from it on are
+    /// as before the failure.
+    ///
+    /// Parameters
+    /// ----------
+    /// task_id : int or str
+    ///     A site task of this emulator.
+    ///
+    /// Returns
+    /// -------
+    /// int or None
+    ///     The unix time of the first check up again, or ``None`` when the site was not
+    ///     failing (nothing changes).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``task_id`` is not one of its site tasks.
+    ///
+    /// Examples
+    /// --------
+    /// >>> up = emulator.recover_site(20001)
+    fn recover_site(&self, py: Python<'_>, task_id: TaskId) -> PyResult<Option<i64>> {
+        self.with(|e| e.recover_site(task_id.0))?
+            .map_err(|e| refused(py, e))
     }
 
     /// Stop serving and wait for the server thread (idempotent).

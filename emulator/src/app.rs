@@ -1,6 +1,6 @@
 //! The shared, mutable part of an emulator: settings that tests change at run time,
-//! tokens, created server tasks and counters. Every lock here is held for a lookup or
-//! an update only, never across an await or while generating a report.
+//! tokens, created server tasks, failing sites and counters. Every lock here is held for a
+//! lookup or an update only, never across an await or while generating a report.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,9 +14,9 @@ use serde_json::Value;
 
 use crate::config::{Config, ConfigError, Encoding, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
 use crate::link::Link;
-use crate::reports::ReportCache;
+use crate::reports::{check_at_or_before, check_interval, Outage, Range, ReportCache};
 use crate::rng::{hash, SplitMix};
-use crate::state::{World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK};
+use crate::state::{World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK, FIRST_SITE_TASK};
 
 /// Requests received per API endpoint since start or the last reset, counted before
 /// latency, faults and validation (so faulted and failed requests count too).
@@ -230,6 +230,9 @@ pub(crate) struct App {
     knobs: Mutex<Knobs>,
     tokens: Mutex<Tokens>,
     created: Mutex<Created>,
+    /// Each site task's forced failures (`fail_site`), oldest first, the last one open
+    /// while the site is failing.
+    outages: Mutex<HashMap<u32, Vec<Outage>>>,
     counters: AtomicCounters,
 }
 
@@ -279,6 +282,7 @@ impl App {
             }),
             tokens: Mutex::default(),
             created: Mutex::new(Created::new()),
+            outages: Mutex::default(),
             counters: AtomicCounters::default(),
         }
     }
@@ -419,6 +423,7 @@ impl App {
         }
         *lock(&self.tokens) = Tokens::default();
         *lock(&self.created) = Created::new();
+        lock(&self.outages).clear();
         self.counters
             .all()
             .iter()
@@ -561,6 +566,61 @@ impl App {
     pub(crate) fn created_service_tasks(&self) -> Vec<Value> {
         lock(&self.created).service_tasks.clone()
     }
+
+    /// Site task `id` fails from its check at or before `now` (unix seconds) on, at every
+    /// monitoring point, until [`App::recover_site`]. A site already failing goes on as it
+    /// was, and so does one whose recovery is not due yet (its first check up again is
+    /// later than that check): the outage is open again. The outage under way is the answer.
+    pub(crate) fn fail_site(&self, id: u64, now: i64) -> Result<Outage, ConfigError> {
+        let site = self.world.site(id).ok_or_else(|| self.not_a_site(id))?;
+        let start = check_at_or_before(site, self.timezone.local_minus_utc(), now);
+        let mut all = lock(&self.outages);
+        let outages = all.entry(site.id).or_default();
+        match outages.last_mut() {
+            Some(last) if last.end.is_none_or(|end| end > start) => last.end = None,
+            _ => outages.push(Outage { start, end: None }),
+        }
+        Ok(*outages.last().expect("an outage"))
+    }
+
+    /// Ends the failure of site task `id`: the check at or before `now` failed still, the one
+    /// after it is up again and is the outage's end. The outage ended, or `None` when the
+    /// site was not failing (nothing changes).
+    pub(crate) fn recover_site(&self, id: u64, now: i64) -> Result<Option<Outage>, ConfigError> {
+        let site = self.world.site(id).ok_or_else(|| self.not_a_site(id))?;
+        let end = check_at_or_before(site, self.timezone.local_minus_utc(), now) + check_interval(site);
+        let mut all = lock(&self.outages);
+        let open = all
+            .get_mut(&site.id)
+            .and_then(|outages| outages.last_mut())
+            .filter(|last| last.end.is_none());
+        Ok(open.map(|last| {
+            last.end = Some(end.max(last.start + check_interval(site)));
+            *last
+        }))
+    }
+
+    /// The outages of site task `task` that reach into `range`.
+    pub(crate) fn outages(&self, task: u32, range: &Range) -> Vec<Outage> {
+        lock(&self.outages)
+            .get(&task)
+            .map(|outages| range.outages(outages))
+            .unwrap_or_default()
+    }
+
+    fn not_a_site(&self, id: u64) -> ConfigError {
+        let ids = match self.world.site_count() {
+            0 => "this emulator has none".to_string(),
+            1 => format!("this emulator has {FIRST_SITE_TASK}"),
+            count => format!("{FIRST_SITE_TASK} to {}", FIRST_SITE_TASK as usize + count - 1),
+        };
+        ConfigError::new("task_id", format!("must be a site task ({ids}), got {id}"))
+    }
+}
+
+/// The current unix time, seconds.
+pub(crate) fn unix_now() -> i64 {
+    chrono::Utc::now().timestamp()
 }
 
 /// The current day in `timezone`.

@@ -253,6 +253,7 @@ pub(crate) async fn site_report(
         range,
         monitor,
         today: range.contains(today).then_some(today),
+        outages: app.outages(site.id, &range),
     };
     Ok(cached_body(app.cache.get(&app.world, key).await))
 }
@@ -275,6 +276,7 @@ pub(crate) async fn distribution(
         task: site.id,
         range,
         today: range.contains(today).then_some(today),
+        outages: app.outages(site.id, &range),
     };
     Ok(cached_body(app.cache.get(&app.world, key).await))
 }

@@ -11,10 +11,11 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use bytes::Bytes;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::app::App;
-use crate::config::{bandwidth, check_latency, rtt, Faults, Quirks, TimeUnit};
+use crate::app::{unix_now, App};
+use crate::config::{bandwidth, check_latency, rtt, ConfigError, Faults, Quirks, TimeUnit};
+use crate::reports::Outage;
 
 /// The hooks' routes, merged into the emulator's router.
 pub(crate) fn routes() -> Router<Arc<App>> {
@@ -27,6 +28,8 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/_emulator/expire_refresh_tokens", post(expire_refresh_tokens))
         .route("/_emulator/server_tasks", get(server_tasks))
         .route("/_emulator/service_tasks", get(created_service_tasks))
+        .route("/_emulator/fail_site", post(fail_site))
+        .route("/_emulator/recover_site", post(recover_site))
 }
 
 async fn counters(State(app): State<Arc<App>>) -> Response {
@@ -86,8 +89,13 @@ fn given<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<
 
 /// A 400 `{"error","field","rule"}` naming the setting and the rule it breaks.
 fn bad_setting(field: &str, rule: &str) -> Response {
+    refusal(StatusCode::BAD_REQUEST, field, rule)
+}
+
+/// `{"error","field","rule"}` with `status`.
+fn refusal(status: StatusCode, field: &str, rule: &str) -> Response {
     let body = json!({"error": format!("{field}: {rule}"), "field": field, "rule": rule});
-    (StatusCode::BAD_REQUEST, Json(body)).into_response()
+    (status, Json(body)).into_response()
 }
 
 /// `PUT /_emulator/config`: changes the given settings, answers with all of them. A bad
@@ -155,4 +163,77 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
         "rtt_ms": rtt.as_millis() as u64,
     }))
     .into_response()
+}
+
+/// The site task id of a `fail_site` / `recover_site` body, `{"task_id": 20001}` (a number,
+/// or a string of digits as the service writes ids), or what is wrong with the body.
+fn site_task_id(body: &[u8]) -> Result<u64, ConfigError> {
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
+        return Err(ConfigError::new(
+            "task_id",
+            r#"the body must be a JSON object {"task_id": 20001}"#,
+        ));
+    };
+    if let Some(other) = fields.keys().find(|key| *key != "task_id") {
+        return Err(ConfigError::new(
+            other,
+            "unknown field, the body has only task_id",
+        ));
+    }
+    let id = match fields.get("task_id") {
+        None => {
+            return Err(ConfigError::new(
+                "task_id",
+                "missing: the site task to fail or recover",
+            ))
+        }
+        Some(Value::Number(number)) => number.as_u64(),
+        Some(Value::String(text)) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            // Digits past u64 name no task either.
+            Some(text.parse().unwrap_or(u64::MAX))
+        }
+        Some(_) => None,
+    };
+    id.ok_or_else(|| {
+        let rule = format!(
+            "must be a site task id, a number such as 20001, got {}",
+            fields["task_id"]
+        );
+        ConfigError::new("task_id", rule)
+    })
+}
+
+/// `{"task_id","start_time","end_time"}` of an outage (unix seconds; `end_time` `null` while
+/// the site is failing), or of none (both `null`). A task id that is no site task is a 404
+/// `{"error","field","rule"}` naming it; a bad body a 400.
+fn outage_answer(
+    id: Result<u64, ConfigError>,
+    outage: impl FnOnce(u64) -> Result<Option<Outage>, ConfigError>,
+) -> Response {
+    let id = match id {
+        Ok(id) => id,
+        Err(error) => return bad_setting(error.field(), error.rule()),
+    };
+    match outage(id) {
+        Ok(outage) => Json(json!({
+            "task_id": id,
+            "start_time": outage.map(|o| o.start),
+            "end_time": outage.and_then(|o| o.end),
+        }))
+        .into_response(),
+        Err(error) => refusal(StatusCode::NOT_FOUND, error.field(), error.rule()),
+    }
+}
+
+/// `POST /_emulator/fail_site` `{"task_id": 20001}`: the site fails from now on (see
+/// `Emulator::fail_site`). Answers `{"task_id","start_time","end_time":null}`.
+async fn fail_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    outage_answer(site_task_id(&body), |id| app.fail_site(id, unix_now()).map(Some))
+}
+
+/// `POST /_emulator/recover_site` `{"task_id": 20001}`: the failure ends (see
+/// `Emulator::recover_site`). Answers `{"task_id","start_time","end_time"}` of the outage
+/// ended, both `null` when the site was not failing.
+async fn recover_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    outage_answer(site_task_id(&body), |id| app.recover_site(id, unix_now()))
 }

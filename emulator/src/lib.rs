@@ -312,9 +312,63 @@ impl Emulator {
     }
 
     /// Back to the state at start: counters zero, token lifetime, latency, faults and quirks
-    /// as configured, created tasks gone, all tokens revoked.
+    /// as configured, created tasks gone, all tokens revoked, no site failing (nor any trace
+    /// of a past [`Emulator::fail_site`] in the reports).
     pub fn reset(&self) {
         self.app.reset();
+    }
+
+    /// Site task `task_id` fails from now on: from its last check at or before this moment
+    /// (the moment rounded down to its check frequency), every check of every one of its
+    /// monitoring points fails (`uprate` `"0.00"`, a response-time record of zeros, the
+    /// average's `uprate` `"0.00"` too), and each point has an ongoing fault (`end_time`
+    /// `未结束`) starting at that check, its cause one of the service's. A fault of a point
+    /// under way at that check is cut there. It lasts until [`Emulator::recover_site`] or
+    /// [`Emulator::reset`]; calling it on a failing site changes nothing.
+    ///
+    /// Answers the unix time of the first failed check (the faults' `start_time`). A task id
+    /// that is not one of the site tasks is refused, naming it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+    /// let since = emulator.fail_site(20001).unwrap();
+    /// assert_eq!(since % 300, 0); // a check of a five-minute task
+    /// assert_eq!(emulator.fail_site(20001).unwrap(), since); // already failing
+    /// let error = emulator.fail_site(10001).unwrap_err();
+    /// assert_eq!(error.to_string(), "task_id must be a site task (20001 to 20005), got 10001");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn fail_site(&self, task_id: u64) -> Result<i64, ConfigError> {
+        Ok(self.app.fail_site(task_id, app::unix_now())?.start)
+    }
+
+    /// Ends the failure of site task `task_id` ([`Emulator::fail_site`]): its last check at
+    /// or before this moment failed still, and the check after it is up again. That check
+    /// is the faults' `end_time` (no longer `未结束`), and the checks from it on are as
+    /// before the failure. A fault of a point that the failure cut short goes on after it.
+    ///
+    /// Answers the unix time of that first check up again, or `None` when the site was not
+    /// failing (nothing changes). A task id that is not one of the site tasks is refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+    /// let since = emulator.fail_site(20001).unwrap();
+    /// let up = emulator.recover_site(20001).unwrap().unwrap();
+    /// assert!(up > since && up % 300 == 0);
+    /// assert_eq!(emulator.recover_site(20001).unwrap(), None);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn recover_site(&self, task_id: u64) -> Result<Option<i64>, ConfigError> {
+        Ok(self
+            .app
+            .recover_site(task_id, app::unix_now())?
+            .and_then(|outage| outage.end))
     }
 
     /// Created service tasks as stored: the submitted objects plus their `task_id`.

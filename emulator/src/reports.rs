@@ -3,7 +3,9 @@
 //!
 //! Every generated value is a pure function of the seed, the task and the check time
 //! (or the day, for faults), so a day's data is the same whichever range it is
-//! requested in, and the same request always gives the same bytes.
+//! requested in, and the same request always gives the same bytes. The one input that
+//! changes at run time, a site's forced failures ([`Outage`], `fail_site`), is part of the
+//! cache key.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -55,6 +57,37 @@ impl Range {
     fn minute_of_day(&self, ts: i64) -> u32 {
         ((ts + i64::from(self.utc_offset)).rem_euclid(86400) / 60) as u32
     }
+
+    /// The outages that reach into the range: what its site reports depend on besides the
+    /// seed, the task and today.
+    pub(crate) fn outages(&self, all: &[Outage]) -> Vec<Outage> {
+        let (first, after) = (self.day_ts(self.start), self.end_ts());
+        all.iter()
+            .filter(|outage| outage.start < after && outage.end.is_none_or(|end| end > first))
+            .copied()
+            .collect()
+    }
+}
+
+/// A failure of every monitoring point of a site, forced by `fail_site`: each check from
+/// `start` on failed, up to `end` (the first check up again, set by `recover_site`). Both
+/// are check times of the site (see [`check_at_or_before`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Outage {
+    pub(crate) start: i64,
+    pub(crate) end: Option<i64>,
+}
+
+/// The site's last check at or before unix time `ts`: its checks run every `frequency`
+/// minutes from local midnight (`utc_offset` seconds east of UTC).
+pub(crate) fn check_at_or_before(site: &SiteTask, utc_offset: i32, ts: i64) -> i64 {
+    let step = i64::from(site.frequency) * 60;
+    ts - (ts + i64::from(utc_offset)).rem_euclid(step)
+}
+
+/// The seconds between two checks of the site.
+pub(crate) fn check_interval(site: &SiteTask) -> i64 {
+    i64::from(site.frequency) * 60
 }
 
 /// What a report body depends on; the cache key.
@@ -65,16 +98,20 @@ pub(crate) enum ReportKey {
         range: Range,
     },
     /// `today` is set only when the range includes it: it adds the ongoing fault.
+    /// `outages` are the site's forced failures that reach into the range
+    /// ([`Range::outages`]), so a body made before `fail_site` is not served after it.
     Site {
         task: u32,
         range: Range,
         monitor: Option<u32>,
         today: Option<NaiveDate>,
+        outages: Vec<Outage>,
     },
     Distribution {
         task: u32,
         range: Range,
         today: Option<NaiveDate>,
+        outages: Vec<Outage>,
     },
 }
 
@@ -159,23 +196,32 @@ impl CacheInner {
 }
 
 fn generate(world: &World, key: &ReportKey) -> String {
-    match *key {
+    match key {
         ReportKey::Service { task, range } => {
-            let task = world.service_task(task.into()).expect("handler checked the task");
-            service_report(world.seed, task, range)
+            let task = world
+                .service_task((*task).into())
+                .expect("handler checked the task");
+            service_report(world.seed, task, *range)
         }
         ReportKey::Site {
             task,
             range,
             monitor,
             today,
+            outages,
         } => {
-            let site = world.site(task.into()).expect("handler checked the task");
-            site_report(world.seed, site, range, monitor, today)
+            let site = world.site((*task).into()).expect("handler checked the task");
+            let sampler = Sampler::new(world.seed, site, *range, *today, outages);
+            site_report(&sampler, *monitor)
         }
-        ReportKey::Distribution { task, range, today } => {
-            let site = world.site(task.into()).expect("handler checked the task");
-            distribution(world.seed, site, range, today)
+        ReportKey::Distribution {
+            task,
+            range,
+            today,
+            outages,
+        } => {
+            let site = world.site((*task).into()).expect("handler checked the task");
+            distribution(&Sampler::new(world.seed, site, *range, *today, outages))
         }
     }
 }
@@ -275,13 +321,70 @@ impl Fault {
     fn covers(&self, ts: i64) -> bool {
         ts >= self.start && self.end.is_none_or(|end| ts < end)
     }
+
+    /// The parts of the fault before and after `outage` (none, one or two).
+    fn outside(self, outage: &Outage) -> impl Iterator<Item = Fault> {
+        let before = (self.start < outage.start).then(|| Fault {
+            start: self.start,
+            end: Some(self.end.map_or(outage.start, |end| end.min(outage.start))),
+            cause: self.cause,
+        });
+        let after = outage
+            .end
+            .filter(|&end| self.end.is_none_or(|own| own > end))
+            .map(|end| Fault {
+                start: self.start.max(end),
+                end: self.end,
+                cause: self.cause,
+            });
+        before.into_iter().chain(after)
+    }
 }
 
 /// Faults of point `p` over the range, ordered by start. Each flaky point has zero to
 /// two faults a day (from a per-day seed, so a day looks the same in every range); when
 /// the range includes `today`, the task's ongoing point has a fault since
-/// `ongoing_minute` that has not ended, and no fault after it.
-fn point_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Option<NaiveDate>) -> Vec<Fault> {
+/// `ongoing_minute` that has not ended, and no fault after it. Then the site's `outages`
+/// (`fail_site`) take their time from those faults: every point has a fault of its own for
+/// each outage, and a fault under way when an outage began (or still under way when it
+/// ended) is cut there, its part before the outage ending at the outage's start (its part
+/// after it starting at the outage's end).
+fn point_faults(
+    seed: u64,
+    site: &SiteTask,
+    p: usize,
+    range: Range,
+    today: Option<NaiveDate>,
+    outages: &[Outage],
+) -> Vec<Fault> {
+    let mut faults = seeded_faults(seed, site, p, range, today);
+    if outages.is_empty() {
+        return faults;
+    }
+    for outage in outages {
+        faults = faults
+            .into_iter()
+            .flat_map(|fault| fault.outside(outage))
+            .collect();
+    }
+    faults.extend(outages.iter().map(|outage| Fault {
+        start: outage.start,
+        end: outage.end,
+        cause: outage_cause(seed, site, outage),
+    }));
+    faults.sort_by_key(|fault| fault.start);
+    faults
+}
+
+/// The cause of an outage, the same at every point of the site: one from the catalog, fixed
+/// by the seed, the task and the outage's start.
+fn outage_cause(seed: u64, site: &SiteTask, outage: &Outage) -> &'static str {
+    let draw = hash(&[seed, site.id.into(), outage.start as u64, 0x0D0A]);
+    FAULT_CAUSES[(draw % FAULT_CAUSES.len() as u64) as usize]
+}
+
+/// The faults of point `p` from the seed alone (see [`point_faults`]).
+fn seeded_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Option<NaiveDate>) -> Vec<Fault> {
     let point = &site.points[p];
     if !point.flaky {
         return Vec::new();
@@ -389,9 +492,15 @@ struct Sampler<'a> {
 }
 
 impl<'a> Sampler<'a> {
-    fn new(seed: u64, site: &'a SiteTask, range: Range, today: Option<NaiveDate>) -> Self {
+    fn new(
+        seed: u64,
+        site: &'a SiteTask,
+        range: Range,
+        today: Option<NaiveDate>,
+        outages: &[Outage],
+    ) -> Self {
         let faults = (0..site.points.len())
-            .map(|p| point_faults(seed, site, p, range, today))
+            .map(|p| point_faults(seed, site, p, range, today, outages))
             .collect();
         Sampler {
             seed,
@@ -459,14 +568,8 @@ fn push_check(uprate: &mut String, resptime: &mut String, ts: i64, rate: f64, re
     resptime.push('}');
 }
 
-fn site_report(
-    seed: u64,
-    site: &SiteTask,
-    range: Range,
-    monitor: Option<u32>,
-    today: Option<NaiveDate>,
-) -> String {
-    let sampler = Sampler::new(seed, site, range, today);
+fn site_report(sampler: &Sampler<'_>, monitor: Option<u32>) -> String {
+    let (site, range) = (sampler.site, sampler.range);
     let wanted: Vec<bool> = slots(site).map(|(id, _)| asked(monitor, id)).collect();
     let mut uprates = vec![String::new(); wanted.len()];
     let mut resptimes = vec![String::new(); wanted.len()];
@@ -568,10 +671,9 @@ fn push_faults(out: &mut String, faults: &[Fault], range: Range) {
 
 /// Buckets of the average response time of every check in the range; empty buckets
 /// are left out.
-fn distribution(seed: u64, site: &SiteTask, range: Range, today: Option<NaiveDate>) -> String {
-    let sampler = Sampler::new(seed, site, range, today);
+fn distribution(sampler: &Sampler<'_>) -> String {
     let mut counts = vec![0u64; BUCKETS.len()];
-    let mut samples = Vec::with_capacity(site.points.len());
+    let mut samples = Vec::with_capacity(sampler.site.points.len());
     let mut total = 0u64;
     for ts in sampler.check_times() {
         sampler.sample(ts, &mut samples);
@@ -598,4 +700,108 @@ fn distribution(seed: u64, site: &SiteTask, range: Range, today: Option<NaiveDat
     }
     out.push('}');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn world_and_range() -> (World, Range) {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 1).expect("a day");
+        let world = World::new(&Config::default(), day);
+        let range = Range {
+            start: day,
+            end: day,
+            utc_offset: 8 * 3600,
+        };
+        (world, range)
+    }
+
+    fn spans(faults: &[Fault]) -> Vec<(i64, Option<i64>, &'static str)> {
+        faults.iter().map(|f| (f.start, f.end, f.cause)).collect()
+    }
+
+    #[test]
+    fn an_outage_cuts_the_fault_under_way_and_every_check_is_down_in_either() {
+        let (world, range) = world_and_range();
+        let site = world.site(20001).expect("a site");
+        let (p, step) = (site.ongoing_point, check_interval(site));
+        let today = Some(range.start);
+        let seeded = point_faults(world.seed, site, p, range, today, &[]);
+        let natural = seeded.last().expect("the ongoing fault");
+        assert_eq!(natural.end, None);
+        let since = natural.start;
+
+        // Begins during the ongoing fault: it ends there, the outage's fault goes on.
+        let outage = Outage {
+            start: since + 3 * step,
+            end: None,
+        };
+        let cause = outage_cause(world.seed, site, &outage);
+        let faults = point_faults(world.seed, site, p, range, today, &[outage]);
+        assert_eq!(
+            spans(&faults[faults.len() - 2..]),
+            [
+                (since, Some(since + 3 * step), natural.cause),
+                (since + 3 * step, None, cause)
+            ]
+        );
+
+        // Spans the ongoing fault's start and ends: the fault starts again at the outage's end.
+        let outage = Outage {
+            start: since - 2 * step,
+            end: Some(since + 2 * step),
+        };
+        let cause = outage_cause(world.seed, site, &outage);
+        let faults = point_faults(world.seed, site, p, range, today, &[outage]);
+        assert_eq!(
+            spans(&faults[faults.len() - 2..]),
+            [
+                (since - 2 * step, Some(since + 2 * step), cause),
+                (since + 2 * step, None, natural.cause)
+            ]
+        );
+
+        // At every point, down exactly where the seed or the outage says.
+        let day_start = range.day_ts(range.start);
+        let outage = Outage {
+            start: day_start + 100 * step,
+            end: Some(day_start + 200 * step),
+        };
+        let sampler = Sampler::new(world.seed, site, range, today, &[outage]);
+        let mut samples = Vec::new();
+        for ts in sampler.check_times() {
+            sampler.sample(ts, &mut samples);
+            for (p, sample) in samples.iter().enumerate() {
+                let seeded = point_faults(world.seed, site, p, range, today, &[]);
+                let down = seeded.iter().any(|f| f.covers(ts))
+                    || (outage.start..outage.end.unwrap_or(i64::MAX)).contains(&ts);
+                assert_eq!(sample.is_none(), down, "point {p} at {ts}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_depends_on_the_outages_that_reach_into_it() {
+        let (_, range) = world_and_range();
+        let (first, after) = (range.day_ts(range.start), range.end_ts());
+        let before = Outage {
+            start: first - 600,
+            end: Some(first),
+        };
+        let into = Outage {
+            start: first - 600,
+            end: Some(first + 300),
+        };
+        let open = Outage {
+            start: first - 86_400,
+            end: None,
+        };
+        let later = Outage {
+            start: after,
+            end: None,
+        };
+        assert_eq!(range.outages(&[before, into, open, later]), [into, open]);
+    }
 }

@@ -171,6 +171,11 @@ impl World {
         self.sites.get(self.site_index(id)?)
     }
 
+    /// How many site tasks there are (ids from 20001).
+    pub(crate) fn site_count(&self) -> usize {
+        self.sites.len()
+    }
+
     /// Site tasks have the ids from 20001 on, in order.
     fn site_index(&self, id: u64) -> Option<usize> {
         let index = usize::try_from(id.checked_sub(FIRST_SITE_TASK as u64)?).ok()?;

@@ -276,6 +276,68 @@ test('quirks at start: no agents and reports without checks, written as PHP does
   assert.equal(Object.keys(await client.agents()).length, 0)
 })
 
+/**
+ * The fault records of a site report's point (none for `null`).
+ *
+ * @param {import('monapi').MonitoringPoint} point
+ * @returns {import('monapi').FaultRecord[]}
+ */
+function faultRecords(point) {
+  return Object.entries(point.fault ?? {})
+    .filter(([key, value]) => key !== 'count' && typeof value !== 'number')
+    .map(([, value]) => /** @type {import('monapi').FaultRecord} */ (value))
+}
+
+test('failSite: every point of the site is down from the moment on; recoverSite ends it; reset forgets it', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client()
+  const before = await client.siteReport(20003) // today; fetched (and cached) before the knob
+  const since = emu.failSite(20003)
+  assert.equal(since % 900, 0, 'a check of the fifteen-minute task (+08:00 is whole quarters)')
+  assert.equal(emu.failSite('20003'), since, 'already failing: unchanged')
+  const failing = await client.siteReport(20003)
+  for (const [key, point] of Object.entries(failing)) {
+    for (const [ts, rate] of Object.entries(point.uprate)) {
+      const expected = Number(ts) < since ? before[key].uprate[ts] : { uprate: '0.00' }
+      assert.deepEqual(rate, expected, `${key} at ${ts}`)
+    }
+    assert.equal(point.uprate[since].uprate, '0.00')
+    const ongoing = faultRecords(point).filter((f) => f.end_time === '未结束')
+    if (key === '0') {
+      assert.equal(point.fault, null, 'the average has no faults of its own')
+    } else {
+      assert.deepEqual(ongoing.map((f) => f.start_time), [String(since)], key)
+      assert.ok(ongoing[0].fault_status)
+    }
+  }
+
+  const up = emu.recoverSite(20003)
+  assert.ok(up !== null && up > since && (up - since) % 900 === 0, `${up}`)
+  assert.equal(emu.recoverSite(20003n), null, 'not failing any more')
+  const recovered = await client.siteReport(20003)
+  for (const [key, point] of Object.entries(recovered)) {
+    for (const [ts, rate] of Object.entries(point.uprate)) {
+      if (Number(ts) >= since && Number(ts) < up) assert.equal(rate.uprate, '0.00', `${key} at ${ts}`)
+      else assert.deepEqual(rate, before[key].uprate[ts], `${key} at ${ts}`)
+    }
+    if (key === '0') continue
+    const ended = faultRecords(point).filter((f) => f.start_time === String(since))
+    assert.deepEqual(ended.map((f) => f.end_time), [String(up)], key)
+  }
+
+  emu.failSite(20003)
+  emu.reset()
+  assert.deepEqual(await client.siteReport(20003), before, 'reset forgets the failure')
+
+  for (const taskId of [10001, 20006, '99999']) {
+    const err = throws(() => emu.failSite(taskId), 'INVALID_INPUT')
+    assert.equal(err.field, 'taskId')
+    assert.match(err.message, new RegExp(`must be a site task \\(20001 to 20005\\), got ${taskId}`))
+    assert.equal(throws(() => emu.recoverSite(taskId), 'INVALID_INPUT').field, 'taskId')
+  }
+  assert.equal(throws(() => emu.failSite(0), 'INVALID_INPUT').field, 'taskId', 'no task id at all, by the client\'s rule')
+})
+
 test('bad quirks are INVALID_INPUT naming the quirk, and change nothing', async (t) => {
   const emu = await emulator(t)
   emu.setQuirks({ pastEndPage: 'null' })

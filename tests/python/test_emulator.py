@@ -13,6 +13,7 @@ import pytest
 
 import monapi
 from monapi.testing import DEMO_CLIENT_ID, DEMO_PASSWORD, DEMO_USERNAME, Emulator
+from monapi.types import Fault, SitePoint
 
 from helpers import DAY
 
@@ -228,3 +229,60 @@ def test_a_bad_quirk_is_a_validation_error_naming_it(
     with pytest.raises(TypeError):
         emulator.set_quirks(no_agent=True)  # type: ignore[call-arg]
     assert _raw(emulator, client, "/v2/service/lists.json", page="4") == b"null"
+
+
+def _faults(point: SitePoint) -> list[Fault]:
+    """The fault records of a site report's point (none for ``None``)."""
+    return [f for k, f in (point["fault"] or {}).items() if k != "count" and not isinstance(f, int)]
+
+
+def test_fail_site_and_recover_site(emulator: Emulator, client: monapi.Client) -> None:
+    before = client.site_report(20003)  # today; fetched (and cached) before the knob
+    since = emulator.fail_site(20003)
+    assert since % 900 == 0  # a check of the fifteen-minute task (+08:00 is whole quarters)
+    assert emulator.fail_site("20003") == since  # already failing: unchanged
+    failing = client.site_report(20003)
+    for key, point in failing.items():
+        for ts, rate in point["uprate"].items():
+            expected = before[key]["uprate"][ts] if int(ts) < since else {"uprate": "0.00"}
+            assert rate == expected, (key, ts)
+        assert point["uprate"][str(since)]["uprate"] == "0.00"
+        ongoing = [f for f in _faults(point) if f["end_time"] == "未结束"]
+        if key == "0":
+            assert point["fault"] is None  # the average has none of its own
+        else:
+            assert [f["start_time"] for f in ongoing] == [str(since)], key
+            assert ongoing[0]["fault_status"]
+    assert client.site_report(20001) == client.site_report(20001)  # other sites as they were
+
+    up = emulator.recover_site(20003)
+    assert up is not None and up > since and (up - since) % 900 == 0
+    assert emulator.recover_site(20003) is None  # not failing any more
+    recovered = client.site_report(20003)
+    for key, point in recovered.items():
+        for ts, rate in point["uprate"].items():
+            if since <= int(ts) < up:
+                assert rate["uprate"] == "0.00", (key, ts)
+            else:
+                assert rate == before[key]["uprate"][ts], (key, ts)
+        if key != "0":
+            ended = [f for f in _faults(point) if f["start_time"] == str(since)]
+            assert [f["end_time"] for f in ended] == [str(up)], key
+
+    # reset forgets it: the report is as it was before the knob.
+    emulator.fail_site(20003)
+    emulator.reset()
+    assert client.site_report(20003) == before
+
+
+def test_fail_site_refuses_what_is_not_a_site_task(emulator: Emulator) -> None:
+    for task_id in (10001, 20006, "99999"):
+        with pytest.raises(monapi.ValidationError) as caught:
+            emulator.fail_site(task_id)
+        assert caught.value.field == "task_id"
+        assert caught.value.rule == f"must be a site task (20001 to 20005), got {task_id}"
+        with pytest.raises(monapi.ValidationError):
+            emulator.recover_site(task_id)
+    with pytest.raises(monapi.ValidationError) as caught:
+        emulator.fail_site(0)  # no task id at all, by the client's rule
+    assert caught.value.field == "task_id"

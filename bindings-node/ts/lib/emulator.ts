@@ -2,9 +2,9 @@
 
 import util = require('node:util')
 
-import { count, isUnset, numeric, options, text } from './args.js'
+import { count, id, isUnset, numeric, options, text } from './args.js'
 import { Client, CLIENT_OPTIONS } from './client.js'
-import type { JsonValue } from './data.js'
+import type { Id, JsonValue } from './data.js'
 import { invalid, invoke, invokeSync } from './errors.js'
 import type { ClientOptions } from './options.js'
 import native = require('../native.js')
@@ -561,7 +561,7 @@ export class Emulator {
 
   /**
    * Back to the state at start: counters zero, knobs (faults and quirks included) as configured,
-   * created tasks gone, all tokens revoked.
+   * created tasks gone, all tokens revoked, no site failing.
    *
    * @example
    * ```js
@@ -570,6 +570,49 @@ export class Emulator {
    */
   reset(): void {
     invokeSync(() => this.#native.reset())
+  }
+
+  /**
+   * Site task `taskId` fails from now on, at every monitoring point. From the site's last check
+   * at or before this moment (the moment rounded down to its frequency), every check of every
+   * point fails: `uprate` `'0.00'` (the average's too) and response times of `'0.00'`; each
+   * point has an ongoing fault (`end_time` `'未结束'`) starting at that check, with a cause of
+   * the service's. Until {@link Emulator.recoverSite} or {@link Emulator.reset}; a site already
+   * failing stays as it is. Throws `INVALID_INPUT` (field `taskId`) for an id that is not one of
+   * its site tasks.
+   *
+   * @param taskId a site task of this emulator (20001, 20002, ...)
+   * @returns the unix time of the first failed check (the faults' `start_time`)
+   *
+   * @example
+   * ```js
+   * const since = emulator.failSite(20001)
+   * const report = await client.siteReport(20001)
+   * console.log(report['0'].uprate[since].uprate) // '0.00'
+   * ```
+   */
+  failSite(taskId: Id): number {
+    const task = id(taskId)
+    return invokeSync(() => this.#native.failSite(task))
+  }
+
+  /**
+   * Ends the failure of site task `taskId` ({@link Emulator.failSite}): its last check at or
+   * before this moment failed still; the check after it is up again and is the faults'
+   * `end_time` (no longer `'未结束'`), and the checks from it on are as before the failure.
+   *
+   * @param taskId a site task of this emulator
+   * @returns the unix time of the first check up again, or `null` when the site was not failing
+   * (nothing changes)
+   *
+   * @example
+   * ```js
+   * const up = emulator.recoverSite(20001)
+   * ```
+   */
+  recoverSite(taskId: Id): number | null {
+    const task = id(taskId)
+    return invokeSync(() => this.#native.recoverSite(task)) ?? null
   }
 
   /**

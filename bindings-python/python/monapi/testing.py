@@ -2,7 +2,8 @@
 
 :class:`Emulator` runs a faithful, stateful emulator of the service inside this process
 (on ``127.0.0.1`` and a free port), with the demo account and knobs for tests: token
-lifetime, latency, injected faults, request counters.
+lifetime, latency, injected faults, request counters, a site that fails from now on
+(:meth:`Emulator.fail_site`, :meth:`Emulator.recover_site`).
 
 Examples
 --------

@@ -9,6 +9,7 @@ mod endpoints;
 mod faults;
 mod link;
 mod openapi;
+mod outages;
 mod quirks;
 mod settings;
 mod state;
