@@ -25,7 +25,7 @@ from monapi.testing import Emulator
 
 from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, monapi_binary
 
-SERVICE = 10001
+SERVICE = 10011
 SITE = 20001
 KINDS = ("service_report", "site_availability", "site_response_time", "site_faults")
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
@@ -223,7 +223,7 @@ def test_sync_fetches_what_is_missing_once(
     stored = stored_client(emulator, tmp_path)
     seen: list[monapi.types.SyncProgress] = []
     before = emulator.counters()
-    report = stored.sync(first, last, tasks=[SERVICE, 10002, SITE], on_progress=seen.append)
+    report = stored.sync(first, last, tasks=[SERVICE, 10014, SITE], on_progress=seen.append)
     after = emulator.counters()
     assert after["service_report"] - before["service_report"] == 2
     assert after["site_report"] - before["site_report"] == 1
@@ -249,14 +249,14 @@ def test_sync_fetches_what_is_missing_once(
     assert (seen[-1]["rows"], seen[-1]["bytes"]) == (report["rows"], report["bytes"])
     days = [first + datetime.timedelta(days=n) for n in range(3)]
     for day in days:
-        for task in (SERVICE, 10002):
+        for task in (SERVICE, 10014):
             assert stored_file(tmp_path, "service_report", task, day).is_file()
         for kind in KINDS[1:]:
             assert stored_file(tmp_path, kind, SITE, day).is_file()
 
     # Nothing new: no report request at all.
     before = emulator.counters()
-    again = stored.sync(first, last, tasks=[SERVICE, 10002, SITE])
+    again = stored.sync(first, last, tasks=[SERVICE, 10014, SITE])
     after = emulator.counters()
     assert (again["fetched"], again["reused"], again["rows"], again["bytes"]) == (0, 9, 0, 0)
     assert again["summary"] == "0 task-days fetched, 9 reused, 0 rows, 0 bytes, 0 failed"
@@ -284,7 +284,7 @@ def test_sync_failures_raise_or_are_collected_and_the_next_sync_fetches_them(
 ) -> None:
     first, last = days_ago(emulator, 4), days_ago(emulator, 2)
     stored = stored_client(emulator, tmp_path, max_retries=0)
-    tasks = [SERVICE, 10002]
+    tasks = [SERVICE, 10014]
 
     def fail_the_first_report(progress: monapi.types.SyncProgress) -> None:
         # Once the token and the task list are read: the next request is a report's.
@@ -463,7 +463,7 @@ def synced(
 ) -> tuple[pathlib.Path, datetime.date, datetime.date]:
     """A store synced for two service tasks and a site task over three settled days."""
     first, last = days_ago(emulator, 4), days_ago(emulator, 2)
-    stored_client(emulator, tmp_path).sync(first, last, tasks=[SERVICE, 10002, SITE])
+    stored_client(emulator, tmp_path).sync(first, last, tasks=[SERVICE, 10014, SITE])
     return tmp_path, first, last
 
 
@@ -488,7 +488,7 @@ def test_the_dataset_is_read_by_duckdb_polars_and_pyarrow_as_the_tables(
     site = client.tables.site_report(SITE, start_date=first, end_date=last)
     tables = {
         "service_report": client.tables.service_reports(
-            [SERVICE, 10002], start_date=first, end_date=last
+            [SERVICE, 10014], start_date=first, end_date=last
         ),
         "site_availability": site.availability,
         "site_response_time": site.response_time,

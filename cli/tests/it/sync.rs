@@ -11,8 +11,8 @@ use monapi_emulator::{Config, Emulator, FaultKind, Faults};
 
 use crate::export::monapi;
 
-/// Two service tasks of one-minute checks, one of five, and two sites.
-const TASKS: [&str; 5] = ["10001", "10002", "10009", "20001", "20002"];
+/// Three service tasks (checks every 15, 15 and 5 minutes: little data, quick tests) and two sites.
+const TASKS: [&str; 5] = ["10011", "10014", "10010", "20001", "20002"];
 
 fn emulator(latency: Duration) -> Emulator {
     Emulator::spawn_thread(Config {
@@ -117,7 +117,7 @@ fn a_sync_fetches_each_missing_task_day_once_and_says_so() {
     // 3 service tasks x 4 days, and 2 sites x 4 days x 3 kinds.
     assert_eq!(files.len(), 3 * 4 + 2 * 4 * 3, "{:?}", files.keys());
     let (from, _) = days(&emulator);
-    assert!(files.contains_key(&format!("service_report/day={from}/task-10001.parquet")));
+    assert!(files.contains_key(&format!("service_report/day={from}/task-10011.parquet")));
 
     // Nothing new: no report request, every task-day reused.
     let output = run(&mut sync(&emulator, &dir, &[]));
@@ -137,8 +137,8 @@ fn a_sync_fetches_each_missing_task_day_once_and_says_so() {
             "export",
             "service-reports",
             "--task",
-            "10001",
-            "10009",
+            "10011",
+            "10010",
             "--format",
             "csv",
         ]

@@ -66,7 +66,7 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     let expected = row_set(
         &plain
             .tables()
-            .service_report(10003, range(first, last))
+            .service_report(10011, range(first, last))
             .await
             .unwrap(),
     );
@@ -75,7 +75,7 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     let before = asked();
     let cold = stored
         .tables()
-        .service_report(10003, range(first, last))
+        .service_report(10011, range(first, last))
         .await
         .unwrap();
     assert_eq!(asked() - before, 1, "five missing days are one request");
@@ -83,12 +83,12 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     let store = Store::open(&dir.0, stored.timezone()).unwrap();
     let held: Vec<_> = store.contents(StoreKind::ServiceReport).unwrap();
     let days: Vec<NaiveDate> = first.iter_days().take(5).collect();
-    assert_eq!(held, days.iter().map(|day| (10003, *day)).collect::<Vec<_>>());
+    assert_eq!(held, days.iter().map(|day| (10011, *day)).collect::<Vec<_>>());
 
     let before = asked();
     let warm = stored
         .tables()
-        .service_report(10003, range(first, last))
+        .service_report(10011, range(first, last))
         .await
         .unwrap();
     assert_eq!(asked() - before, 0, "every day is held");
@@ -97,11 +97,11 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     assert_eq!(rows(&warm), rows(&cold));
 
     // A day taken out of the middle is fetched alone; a wider range fetches its two ends.
-    std::fs::remove_file(store.file(StoreKind::ServiceReport, 10003, days[2])).unwrap();
+    std::fs::remove_file(store.file(StoreKind::ServiceReport, 10011, days[2])).unwrap();
     let before = asked();
     let again = stored
         .tables()
-        .service_report(10003, range(first, last))
+        .service_report(10011, range(first, last))
         .await
         .unwrap();
     assert_eq!(asked() - before, 1);
@@ -110,7 +110,7 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     let before = asked();
     let wide = stored
         .tables()
-        .service_report(10003, range(wide_first, wide_last))
+        .service_report(10011, range(wide_first, wide_last))
         .await
         .unwrap();
     assert_eq!(
@@ -120,7 +120,7 @@ async fn a_hit_sends_nothing_and_a_miss_fetches_only_the_missing_days() {
     );
     let wide_plain = plain
         .tables()
-        .service_report(10003, range(wide_first, wide_last))
+        .service_report(10011, range(wide_first, wide_last))
         .await
         .unwrap();
     assert_eq!(row_set(&wide), row_set(&wide_plain));
@@ -227,7 +227,7 @@ async fn days_not_settled_are_fetched_every_time_and_never_written() {
     let week = range(days_ago(&emulator, 7), days_ago(&emulator, 3));
     for _ in 0..2 {
         let before = emulator.counters().service_report;
-        slow.tables().service_report(10004, week).await.unwrap();
+        slow.tables().service_report(10014, week).await.unwrap();
         assert_eq!(emulator.counters().service_report - before, 1);
     }
     assert!(store.contents(StoreKind::ServiceReport).unwrap().is_empty());
@@ -241,11 +241,11 @@ async fn a_corrupt_or_truncated_file_is_set_aside_and_fetched_again() {
     let day = days_ago(&emulator, 3);
     let want = stored
         .tables()
-        .service_report(10002, range(day, day))
+        .service_report(10015, range(day, day))
         .await
         .unwrap();
     let store = Store::open(&dir.0, stored.timezone()).unwrap();
-    let file = store.file(StoreKind::ServiceReport, 10002, day);
+    let file = store.file(StoreKind::ServiceReport, 10015, day);
     let whole = std::fs::read(&file).unwrap();
     let damages: [(&str, Vec<u8>); 3] = [
         ("truncated", whole[..whole.len() / 2].to_vec()),
@@ -262,7 +262,7 @@ async fn a_corrupt_or_truncated_file_is_set_aside_and_fetched_again() {
         let before = emulator.counters().service_report;
         let got = stored
             .tables()
-            .service_report(10002, range(day, day))
+            .service_report(10015, range(day, day))
             .await
             .unwrap();
         assert_eq!(
@@ -291,7 +291,7 @@ async fn a_store_of_another_time_zone_is_refused() {
     let day = days_ago(&emulator, 2);
     stored
         .tables()
-        .service_report(10001, range(day, day))
+        .service_report(10024, range(day, day))
         .await
         .unwrap();
     let utc = builder(&emulator)
@@ -301,7 +301,7 @@ async fn a_store_of_another_time_zone_is_refused() {
         .unwrap();
     let error = utc
         .tables()
-        .service_report(10001, range(day, day))
+        .service_report(10024, range(day, day))
         .await
         .unwrap_err();
     assert_eq!(error.kind(), ErrorKind::InvalidInput);
@@ -323,7 +323,7 @@ async fn a_sync_fetches_what_is_missing_once_and_retries_what_failed() {
     let (first, last) = (days_ago(&emulator, days), days_ago(&emulator, 1));
     let options = SyncOptions::new()
         .range(range(first, last))
-        .tasks(vec![10001, 10002, 20001]);
+        .tasks(vec![10024, 10015, 20001]);
 
     // One report fails (the first asked for, once the task lists are read): its task-days
     // are listed and not recorded.
@@ -381,12 +381,12 @@ async fn a_sync_fetches_what_is_missing_once_and_retries_what_failed() {
     let plain = client(&emulator);
     let want = plain
         .tables()
-        .service_report(10002, range(first, last))
+        .service_report(10015, range(first, last))
         .await
         .unwrap();
     let got = stored
         .tables()
-        .service_report(10002, range(first, last))
+        .service_report(10015, range(first, last))
         .await
         .unwrap();
     assert_eq!(row_set(&got), row_set(&want));
@@ -402,7 +402,7 @@ async fn a_sync_checks_its_input_before_any_request() {
     let stored = stored_client(&emulator, &dir.0);
     let error = stored
         .tables()
-        .sync(SyncOptions::new().tasks(vec![10001, 424242]))
+        .sync(SyncOptions::new().tasks(vec![10024, 424242]))
         .await
         .unwrap_err();
     assert_eq!(error.field(), Some("tasks"));
@@ -415,7 +415,7 @@ async fn a_sync_checks_its_input_before_any_request() {
     let today = emulator.today();
     let report = stored
         .tables()
-        .sync(SyncOptions::new().range(range(today, today)).tasks(vec![10001]))
+        .sync(SyncOptions::new().range(range(today, today)).tasks(vec![10024]))
         .await
         .unwrap();
     assert_eq!((report.start, report.fetched), (None, 0));
