@@ -154,15 +154,20 @@ impl BulkOptions {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.concurrency == 0 {
-            return Err(Error::invalid_input(
-                None,
-                "concurrency",
-                "must be 1 or more (the number of tasks fetched at once)",
-            ));
-        }
-        Ok(())
+        check_concurrency(self.concurrency)
     }
+}
+
+/// The rule of a bulk call's or a sync's `concurrency`: 1 or more.
+pub(super) fn check_concurrency(concurrency: usize) -> Result<()> {
+    if concurrency == 0 {
+        return Err(Error::invalid_input(
+            None,
+            "concurrency",
+            "must be 1 or more (the number of tasks fetched at once)",
+        ));
+    }
+    Ok(())
 }
 
 /// What a bulk call brings back: the table of every task that succeeded, in the order the

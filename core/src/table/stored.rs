@@ -24,6 +24,14 @@ pub(crate) enum Report {
 }
 
 impl Report {
+    /// `service_report` or `site_report`, as a sync's failures name it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Report::Service => "service_report",
+            Report::Site => "site_report",
+        }
+    }
+
     pub(crate) fn kinds(self) -> &'static [StoreKind] {
         match self {
             Report::Service => &StoreKind::ALL[..1],

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{Days, NaiveDate};
 use futures::stream::{self, StreamExt};
 
-use super::client::{fetch, last_settled, DEFAULT_CONCURRENCY};
+use super::client::{check_concurrency, fetch, last_settled, DEFAULT_CONCURRENCY};
 use super::store::StoreKind;
 use super::stored::{self, Report};
 use super::{OnFailure, Tables};
@@ -261,13 +261,7 @@ impl Tables {
                 "is required to sync: give the client a store directory (store, MONAPI_STORE, or the directory of `monapi sync DIR`)",
             )
         })?;
-        if options.concurrency == 0 {
-            return Err(Error::invalid_input(
-                None,
-                "concurrency",
-                "must be 1 or more (the number of tasks fetched at once)",
-            ));
-        }
+        check_concurrency(options.concurrency)?;
         if options.kinds.is_empty() {
             return Err(Error::invalid_input(
                 None,
@@ -335,7 +329,7 @@ impl Tables {
                     .failures
                     .into_iter()
                     .map(|(start, end, error)| SyncFailure {
-                        report: report_name(kind),
+                        report: kind.name(),
                         task_id: task,
                         start,
                         end,
@@ -376,12 +370,5 @@ impl Tables {
             jobs.retain(|(_, task)| asked.contains(task));
         }
         Ok(jobs)
-    }
-}
-
-fn report_name(report: Report) -> &'static str {
-    match report {
-        Report::Service => "service_report",
-        Report::Site => "site_report",
     }
 }
