@@ -121,6 +121,9 @@ struct ServeArgs {
     /// Number of site tasks (at most 100000).
     #[arg(long, default_value_t = 5)]
     site_tasks: usize,
+    /// Monitoring points of every site task (1 to 8); 4 to 6, drawn per task, when left out.
+    #[arg(long)]
+    site_points: Option<usize>,
     /// Lifetime of refresh tokens, in seconds (14 days by default, as the service's).
     #[arg(long, default_value_t = monapi_emulator::DEFAULT_REFRESH_TOKEN_TTL.as_secs())]
     refresh_token_ttl: u64,
@@ -306,6 +309,7 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         latency: Duration::from_millis(args.latency_ms),
         service_tasks: args.service_tasks,
         site_tasks: args.site_tasks,
+        site_points: args.site_points,
         refresh_token_ttl: Duration::from_secs(args.refresh_token_ttl),
         tls: args.tls,
         timezone: args.timezone,

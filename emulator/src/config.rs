@@ -60,6 +60,9 @@ pub struct Config {
     pub service_tasks: usize,
     /// Number of seeded site tasks (ids from 20001; 5 by default).
     pub site_tasks: usize,
+    /// Monitoring points of every site task (1 to [`MOST_SITE_POINTS`], the account's
+    /// points); `None` (the default): 4 to 6, drawn per task.
+    pub site_points: Option<usize>,
     /// Answers shaped as the real service's PHP writes them (none by default).
     pub quirks: Quirks,
     /// Serve HTTPS with a certificate signed by a private CA generated at start (see
@@ -96,6 +99,7 @@ impl Default for Config {
             download_url: "http://download.monapi.invalid".into(),
             service_tasks: 120,
             site_tasks: 5,
+            site_points: None,
             quirks: Quirks::default(),
             tls: false,
             timezone: SERVICE_TIMEZONE,
@@ -122,6 +126,7 @@ impl fmt::Debug for Config {
             .field("download_url", &self.download_url)
             .field("service_tasks", &self.service_tasks)
             .field("site_tasks", &self.site_tasks)
+            .field("site_points", &self.site_points)
             .field("quirks", &self.quirks)
             .field("tls", &self.tls)
             .field("timezone", &self.timezone)
@@ -172,9 +177,21 @@ impl Config {
                 format!("must be a number of tasks from 0 to {MOST_SITE_TASKS}"),
             ));
         }
+        if self
+            .site_points
+            .is_some_and(|n| !(1..=MOST_SITE_POINTS).contains(&n))
+        {
+            return Err(ConfigError::new(
+                "site_points",
+                format!("must be a number of monitoring points from 1 to {MOST_SITE_POINTS}"),
+            ));
+        }
         self.faults.check().map_err(|error| error.within("faults"))
     }
 }
+
+/// The most monitoring points a site task can have: every point of the account.
+pub const MOST_SITE_POINTS: usize = crate::catalog::POINTS.len();
 
 /// The longest latency the emulator takes: 2^31 - 1 ms (about 24.9 days), the bound of
 /// JavaScript's `setTimeout`, so that every language takes the same range.

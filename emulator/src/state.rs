@@ -136,7 +136,7 @@ impl World {
             .map(|page| Bytes::from(serde_json::to_vec(page).expect("plain strings serialize")))
             .collect();
         let (agents, plugin_ids) = agents(seed, config.download_url.trim_end_matches('/'));
-        let sites = site_tasks(seed, config.site_tasks);
+        let sites = site_tasks(seed, config.site_tasks, config.site_points);
         let listed: Vec<Value> = sites.iter().map(|site| listed_site(site, today)).collect();
         let site_pages = listed
             .chunks(PAGE_SIZE)
@@ -296,7 +296,7 @@ fn agents(seed: u64, download_url: &str) -> (Bytes, HashSet<String>) {
     (Bytes::from(bytes), plugin_ids)
 }
 
-fn site_tasks(seed: u64, count: usize) -> Vec<SiteTask> {
+fn site_tasks(seed: u64, count: usize, points: Option<usize>) -> Vec<SiteTask> {
     let mut rng = SplitMix::new(hash(&[seed, STREAM_SITES]));
     let frequencies = SITE_TASKS
         .iter()
@@ -308,7 +308,10 @@ fn site_tasks(seed: u64, count: usize) -> Vec<SiteTask> {
         .map(|(id, frequency)| {
             let mut all: Vec<usize> = (0..POINTS.len()).collect();
             rng.shuffle(&mut all);
-            let mut chosen = all[..rng.range(4, 6) as usize].to_vec();
+            // Drawn even when the count is fixed, so that the rest of the world stays as the seed
+            // makes it.
+            let drawn = rng.range(4, 6) as usize;
+            let mut chosen = all[..points.unwrap_or(drawn)].to_vec();
             chosen.sort_unstable();
             let mut points: Vec<SitePoint> = chosen
                 .iter()

@@ -228,3 +228,36 @@ async fn the_keyed_lists_quirk_sends_objects_keyed_by_id() {
         assert_eq!(records(&keyed, id), list.as_array().unwrap().clone(), "{path}");
     }
 }
+
+#[tokio::test]
+async fn site_points_fixes_every_site_tasks_points_and_is_checked() {
+    let env = start_with(Config {
+        site_tasks: 3,
+        site_points: Some(6),
+        ..Config::default()
+    })
+    .await;
+    let token = env.login().await;
+    for task in ["20001", "20002", "20003"] {
+        let report = env
+            .get_auth(&token, &format!("/v2/site/report/{task}.json"), &[])
+            .await;
+        let points: Vec<&String> = report
+            .json
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "0")
+            .collect();
+        assert_eq!(points.len(), 6, "{task}: {points:?}");
+    }
+    for bad in [0, monapi_emulator::MOST_SITE_POINTS + 1] {
+        let config = Config {
+            site_points: Some(bad),
+            ..Config::default()
+        };
+        let error = config.check().unwrap_err();
+        assert_eq!(error.field(), "site_points");
+        assert!(error.rule().contains("from 1 to 8"), "{}", error.rule());
+    }
+}
