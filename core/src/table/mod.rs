@@ -98,6 +98,7 @@
 mod client;
 mod columns;
 mod distribution;
+pub mod health;
 mod service;
 mod site;
 mod store;

@@ -362,7 +362,7 @@ fn split(
 }
 
 /// The day (in `timezone`) of the instant `seconds` after the epoch.
-fn day_of(seconds: i64, timezone: FixedOffset) -> NaiveDate {
+pub(crate) fn day_of(seconds: i64, timezone: FixedOffset) -> NaiveDate {
     let local = seconds + i64::from(timezone.local_minus_utc());
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
     epoch
