@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench
+.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench prometheus
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -36,11 +36,20 @@ test: lint rust-test binding-tests rust-package
 ## drives both). Their builds take cargo's lock in turn; their tests mostly wait on their
 ## emulators, so one's tests run while the other builds. Each suite's output is printed whole
 ## when it ends. The soak runs in a make of its own, which sees the wheel the suite installed.
-binding-tests:
+binding-tests: prometheus
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
 	$(MAKE) --no-print-directory soak-test PY_PROFILE=$(PY_PROFILE)
 
-rust-test:
+## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run;
+## apt-get as root, through sudo otherwise; the package index is updated only when it lacks it
+PROMETHEUS_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+prometheus:
+	command -v promtool >/dev/null && command -v prometheus >/dev/null || { \
+	  $(PROMETHEUS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus || { \
+	  $(PROMETHEUS_SUDO) apt-get update && \
+	  $(PROMETHEUS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
+
+rust-test: prometheus
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

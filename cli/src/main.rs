@@ -2,6 +2,7 @@
 
 mod connection;
 mod export;
+mod exporter;
 mod sink;
 mod sync;
 
@@ -96,6 +97,8 @@ enum Command {
     Export(export::ExportArgs),
     /// Bring a local Parquet store up to date (the last 30 settled days by default).
     Sync(sync::SyncArgs),
+    /// Serve the account's sites, services and agents as Prometheus metrics.
+    Exporter(exporter::ExporterArgs),
 }
 
 #[derive(Args)]
@@ -189,6 +192,7 @@ async fn main() -> ExitCode {
     match cli.command {
         Command::Export(args) => return export::run(args).await,
         Command::Sync(args) => return sync::run(args).await,
+        Command::Exporter(args) => return exporter::run(args).await,
         _ => {}
     }
     match run(cli).await {
@@ -216,7 +220,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::CreateServiceTasks { file, connection } => create_service_tasks(&file, connection).await?,
         Command::Report(args) => report(args).await?,
         Command::Request(args) => request::run(args).await?,
-        Command::Export(_) | Command::Sync(_) => unreachable!("main runs exports and syncs"),
+        Command::Export(_) | Command::Sync(_) | Command::Exporter(_) => {
+            unreachable!("main runs exports, syncs and the exporter")
+        }
     };
     println!(
         "{}",

@@ -3,6 +3,7 @@
 
 mod cli;
 mod export;
+mod exporter;
 mod sync;
 // The core's rows of a table as JSON, to compare what `monapi export` wrote.
 #[path = "../../../core/tests/it/common/rows.rs"]

@@ -158,8 +158,8 @@ impl BulkOptions {
     }
 }
 
-/// The rule of a bulk call's or a sync's `concurrency`: 1 or more.
-pub(super) fn check_concurrency(concurrency: usize) -> Result<()> {
+/// The rule of a bulk call's, a sync's or the exporter's `concurrency`: 1 or more.
+pub fn check_concurrency(concurrency: usize) -> Result<()> {
     if concurrency == 0 {
         return Err(Error::invalid_input(
             None,

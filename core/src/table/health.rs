@@ -211,6 +211,24 @@ pub fn error_budget_remaining(ratio: f64, slo: f64) -> f64 {
     (ratio - slo) / (1.0 - slo)
 }
 
+/// The rule of an availability objective `slo`: a ratio above 0 and below 1.
+///
+/// ```
+/// use monapi::table::health::check_slo;
+/// assert!(check_slo("slo", 0.999).is_ok());
+/// assert_eq!(check_slo("slo", 99.9).unwrap_err().field(), Some("slo"));
+/// ```
+pub fn check_slo(field: &str, slo: f64) -> crate::Result<()> {
+    if slo > 0.0 && slo < 1.0 {
+        return Ok(());
+    }
+    Err(crate::Error::invalid_input(
+        None,
+        field,
+        "must be a ratio above 0 and below 1 (0.999 for 99.9%)",
+    ))
+}
+
 /// A site report's tables summarized per monitoring point (by `monitor_id`; 0 is the
 /// average) and day of `timezone`.
 pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, PointSummary> {

@@ -118,8 +118,8 @@ pub use arrow_array::RecordBatch;
 pub use arrow_schema;
 
 pub use client::{
-    BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables, TaskIds,
-    DEFAULT_CONCURRENCY,
+    check_concurrency, BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables,
+    TaskIds, DEFAULT_CONCURRENCY,
 };
 pub use store::{in_milliseconds, milliseconds_schema, Store, StoreKind};
 pub use stored::last_settled_day;

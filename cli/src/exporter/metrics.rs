@@ -1,0 +1,480 @@
+//! The exposition: the data metrics rendered once per refresh (Prometheus text format 0.0.4,
+//! written by the `prometheus` crate's encoder, also kept gzipped), and the exporter's own
+//! metrics, rendered at each scrape.
+//!
+//! Series per site task: (points + 1, the average) x (1 up + 3 uptime + 3 response time + 4
+//! phases + 1 last check), plus points x (1 ongoing + 3 faults + 3 downtime), plus 3 per
+//! point and the average with `--slo`, plus 1 info. Per service task: one per series and
+//! metric of its report, plus 1 info. Per agent: 1, plus 1 per plugin.
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use flate2::write::GzEncoder;
+use prometheus::proto::{Gauge, LabelPair, Metric, MetricFamily, MetricType};
+use prometheus::{Encoder, IntCounterVec, Opts, Registry, TextEncoder};
+
+use super::refresh::{Outcome, PointState, SiteState, Snapshot, WINDOWS};
+
+/// The content type of the text format.
+pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// One rendering of the data metrics, plain and gzipped.
+#[derive(Default)]
+pub(crate) struct Rendered {
+    pub(crate) plain: Bytes,
+    pub(crate) gzip: Bytes,
+}
+
+/// What a scrape serves: the last rendering and the exporter's own metrics.
+pub(crate) struct Exposition {
+    data: RwLock<Arc<Rendered>>,
+    own: Registry,
+    up: prometheus::Gauge,
+    last_refresh: prometheus::Gauge,
+    last_duration: prometheus::Gauge,
+    last_failures: prometheus::IntGauge,
+    pub(crate) requests: IntCounterVec,
+    errors: IntCounterVec,
+    refreshed: AtomicBool,
+}
+
+impl Exposition {
+    pub(crate) fn new() -> Self {
+        let own = Registry::new();
+        let gauge = |name: &str, help: &str| {
+            let gauge = prometheus::Gauge::new(name, help).expect("a valid name");
+            own.register(Box::new(gauge.clone())).expect("registered once");
+            gauge
+        };
+        let up = gauge(
+            "monapi_up",
+            "1 when the last refresh succeeded in every part, 0 when a part failed (its last values stand).",
+        );
+        let last_refresh = gauge(
+            "monapi_last_refresh_timestamp_seconds",
+            "When the last refresh ended, in seconds since the epoch.",
+        );
+        let last_duration = gauge(
+            "monapi_last_refresh_duration_seconds",
+            "How long the last refresh took.",
+        );
+        let last_failures = prometheus::IntGauge::new(
+            "monapi_last_refresh_failures",
+            "Calls of the last refresh that failed.",
+        )
+        .expect("a valid name");
+        own.register(Box::new(last_failures.clone()))
+            .expect("registered once");
+        let counter = |name: &str, help: &str| {
+            let counter =
+                IntCounterVec::new(Opts::new(name, help), &["endpoint", "code"]).expect("a valid name");
+            own.register(Box::new(counter.clone())).expect("registered once");
+            counter
+        };
+        let requests = counter(
+            "monapi_api_requests_total",
+            "Answers of the service, by operation and HTTP status (retries included).",
+        );
+        let errors = counter(
+            "monapi_api_errors_total",
+            "Calls that failed after their retries, by operation and monapi error code.",
+        );
+        let build = prometheus::IntGaugeVec::new(
+            Opts::new("monapi_exporter_build_info", "The exporter's version."),
+            &["version"],
+        )
+        .expect("a valid name");
+        build.with_label_values(&[env!("CARGO_PKG_VERSION")]).set(1);
+        own.register(Box::new(build)).expect("registered once");
+        Exposition {
+            data: RwLock::new(Arc::new(Rendered::default())),
+            own,
+            up,
+            last_refresh,
+            last_duration,
+            last_failures,
+            requests,
+            errors,
+            refreshed: AtomicBool::new(false),
+        }
+    }
+
+    /// Renders a refresh's snapshot and makes it what scrapes serve.
+    pub(crate) fn publish(&self, outcome: Outcome) {
+        let plain = Bytes::from(render(&outcome.snapshot));
+        let gzip = Bytes::from(gzip(&plain));
+        *self.data.write().expect("never poisoned") = Arc::new(Rendered { plain, gzip });
+        for error in &outcome.failures {
+            let endpoint = error.endpoint().map_or("none", |e| e.name());
+            self.errors.with_label_values(&[endpoint, error.code()]).inc();
+        }
+        self.up.set(if outcome.failures.is_empty() { 1.0 } else { 0.0 });
+        self.last_failures.set(outcome.failures.len() as i64);
+        self.last_duration.set(outcome.took.as_secs_f64());
+        self.last_refresh
+            .set(chrono::Utc::now().timestamp_millis() as f64 / 1000.0);
+        self.refreshed.store(true, Ordering::Release);
+    }
+
+    /// Whether a refresh has ended (before it, `/metrics` has only the exporter's own).
+    pub(crate) fn refreshed(&self) -> bool {
+        self.refreshed.load(Ordering::Acquire)
+    }
+
+    /// The data rendering, and the exporter's own metrics now (plain text).
+    pub(crate) fn scrape(&self) -> (Arc<Rendered>, String) {
+        let data = self.data.read().expect("never poisoned").clone();
+        let mut own = Vec::new();
+        TextEncoder::new()
+            .encode(&self.own.gather(), &mut own)
+            .expect("metrics encode");
+        (data, String::from_utf8(own).expect("the text format is UTF-8"))
+    }
+}
+
+/// `data` as a gzip member (a scrape sends two members: the data's, made once, and the
+/// exporter's own; a gzip stream may hold several).
+pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 8), flate2::Compression::fast());
+    encoder.write_all(data).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+/// The text of every data metric of `snapshot`, family after family (only one family's
+/// series are in memory at once).
+pub(crate) fn render(snapshot: &Snapshot) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut family = Family { out: &mut out };
+    site_families(&mut family, snapshot);
+    service_families(&mut family, snapshot);
+    agent_families(&mut family, snapshot);
+    out
+}
+
+/// Writes families one by one.
+struct Family<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl Family<'_> {
+    fn gauge(
+        &mut self,
+        name: &str,
+        help: &str,
+        series: impl IntoIterator<Item = (Vec<(&'static str, String)>, f64)>,
+    ) {
+        let mut family = MetricFamily::default();
+        family.set_name(name.into());
+        family.set_help(help.into());
+        family.set_field_type(MetricType::GAUGE);
+        let metrics: Vec<Metric> = series
+            .into_iter()
+            .map(|(labels, value)| {
+                let mut metric = Metric::default();
+                metric.set_label(
+                    labels
+                        .into_iter()
+                        .map(|(name, value)| {
+                            let mut pair = LabelPair::default();
+                            pair.set_name(name.into());
+                            pair.set_value(value);
+                            pair
+                        })
+                        .collect(),
+                );
+                let mut gauge = Gauge::default();
+                gauge.set_value(value);
+                metric.set_gauge(gauge);
+                metric
+            })
+            .collect();
+        if metrics.is_empty() {
+            return;
+        }
+        family.set_metric(metrics);
+        TextEncoder::new()
+            .encode(&[family], self.out)
+            .expect("metrics encode");
+    }
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+/// A value of a point, with the label that tells it from the point's others (a window, a
+/// stat); `None` when the point lacks it.
+type Valued = (Option<(&'static str, &'static str)>, Option<f64>);
+
+fn task_labels(site: &SiteState) -> Labels {
+    vec![
+        ("task_id", site.task.task_id.to_string()),
+        ("task_name", site.task.task_name.clone()),
+        ("task_type", site.task.task_type.clone()),
+    ]
+}
+
+fn point_labels(site: &SiteState, point: &PointState) -> Labels {
+    let mut labels = task_labels(site);
+    labels.push(("monitor_id", point.monitor_id.to_string()));
+    labels.push(("monitor", point.monitor.clone()));
+    labels
+}
+
+fn with(mut labels: Labels, name: &'static str, value: &str) -> Labels {
+    labels.push((name, value.to_string()));
+    labels
+}
+
+/// Every point of every site, with `values` of each (a label added, and its value; none for
+/// a value the point lacks).
+fn per_point(snapshot: &Snapshot, values: impl Fn(&PointState) -> Vec<Valued>) -> Vec<(Labels, f64)> {
+    let mut series = Vec::new();
+    for site in &snapshot.sites {
+        for point in &site.points {
+            for (label, value) in values(point) {
+                let Some(value) = value else { continue };
+                let labels = point_labels(site, point);
+                let labels = match label {
+                    Some((name, text)) => with(labels, name, text),
+                    None => labels,
+                };
+                series.push((labels, value));
+            }
+        }
+    }
+    series
+}
+
+const WINDOW_NAMES: [&str; WINDOWS.len()] = ["1d", "7d", "30d"];
+const STATS: [(&str, &str); 3] = [
+    ("max", "resptime_max"),
+    ("avg", "resptime_avg"),
+    ("min", "resptime_min"),
+];
+const PHASES: [(&str, &str); 4] = [
+    ("process", "resp_process_time"),
+    ("connect", "resp_connect_time"),
+    ("dns", "resp_dns_time"),
+    ("download", "resp_download_time"),
+];
+
+fn response(point: &PointState, field: &str) -> Option<f64> {
+    let index = monapi::table::RESPONSE_TIME_FIELDS
+        .iter()
+        .position(|f| *f == field)?;
+    point.response[index]
+}
+
+fn per_window(value: impl Fn(usize) -> Option<f64>) -> Vec<Valued> {
+    (0..WINDOWS.len())
+        .map(|i| (Some(("window", WINDOW_NAMES[i])), value(i)))
+        .collect()
+}
+
+fn site_families(family: &mut Family, snapshot: &Snapshot) {
+    let bool_value = |b: bool| if b { 1.0 } else { 0.0 };
+    family.gauge(
+        "monapi_site_up",
+        "1 when the last check succeeded from this point (monitor_id 0, the average: from at least one point), 0 when it failed.",
+        per_point(snapshot, |p| vec![(None, p.up.map(bool_value))]),
+    );
+    family.gauge(
+        "monapi_site_uptime_ratio",
+        "Mean availability of the checks of the window (calendar days of the client's time zone ending now; 1d is today), from 0 to 1.",
+        per_point(snapshot, |p| per_window(|i| p.windows[i].uptime)),
+    );
+    family.gauge(
+        "monapi_site_response_time_seconds",
+        "Response time of the last check (max, avg, min over its attempts).",
+        per_point(snapshot, |p| {
+            STATS
+                .iter()
+                .map(|(stat, field)| (Some(("stat", *stat)), response(p, field)))
+                .collect()
+        }),
+    );
+    family.gauge(
+        "monapi_site_response_phase_seconds",
+        "The parts of the last check's response time: dns, connect, process (the server's), download.",
+        per_point(snapshot, |p| {
+            PHASES
+                .iter()
+                .map(|(phase, field)| (Some(("phase", *phase)), response(p, field)))
+                .collect()
+        }),
+    );
+    family.gauge(
+        "monapi_site_last_check_timestamp_seconds",
+        "When the last check of this point was made, in seconds since the epoch.",
+        per_point(snapshot, |p| vec![(None, p.last_check.map(|t| t as f64))]),
+    );
+    // The average (monitor 0) has no faults of its own: the fault metrics are the points'.
+    let faulty = |p: &PointState| p.monitor_id != 0;
+    family.gauge(
+        "monapi_site_fault_ongoing",
+        "1 while a fault of this point goes on.",
+        per_point(snapshot, move |p| {
+            vec![(None, faulty(p).then(|| bool_value(p.fault_ongoing)))]
+        }),
+    );
+    family.gauge(
+        "monapi_site_faults",
+        "Faults of this point under way at some moment of the window.",
+        per_point(snapshot, move |p| {
+            per_window(|i| faulty(p).then(|| p.windows[i].faults as f64))
+        }),
+    );
+    family.gauge(
+        "monapi_site_downtime_seconds",
+        "Time of the window its faults cover (an ongoing fault until now).",
+        per_point(snapshot, move |p| {
+            per_window(|i| faulty(p).then(|| p.windows[i].downtime as f64))
+        }),
+    );
+    if let Some(slo) = snapshot.slo {
+        family.gauge(
+            "monapi_site_error_budget_remaining_ratio",
+            "Share of the error budget of the --slo objective left over the window: (uptime - slo) / (1 - slo); below 0 when overspent.",
+            per_point(snapshot, move |p| {
+                per_window(|i| p.windows[i].uptime.map(|ratio| monapi::table::health::error_budget_remaining(ratio, slo)))
+            }),
+        );
+    }
+    family.gauge(
+        "monapi_site_task_info",
+        "A site task's settings as labels (always 1).",
+        snapshot.sites.iter().map(|site| {
+            let task = &site.task;
+            let mut labels = task_labels(site);
+            labels.push(("task_summary", task.task_summary.clone()));
+            labels.push(("status", task.task_status.clone()));
+            labels.push((
+                "frequency_minutes",
+                task.frequency.map(|f| f.to_string()).unwrap_or_default(),
+            ));
+            (labels, 1.0)
+        }),
+    );
+}
+
+fn service_families(family: &mut Family, snapshot: &Snapshot) {
+    let labels = |task: &monapi::ServiceTask| -> Labels {
+        vec![
+            ("task_id", task.task_id.to_string()),
+            ("task_name", task.task_name.clone()),
+            ("task_type", task.task_type.clone()),
+        ]
+    };
+    family.gauge(
+        "monapi_service_value",
+        "The last value of each metric of each series of a service task's report today, as the service sent it.",
+        snapshot.services.iter().flat_map(|service| {
+            service.values.iter().map(move |value| {
+                let mut labels = labels(&service.task);
+                labels.push(("series", value.series.clone()));
+                labels.push(("metric", value.metric.clone()));
+                (labels, value.value)
+            })
+        }),
+    );
+    family.gauge(
+        "monapi_service_task_info",
+        "A service task's status and check frequency as labels (always 1).",
+        snapshot.services.iter().map(|service| {
+            let mut labels = labels(&service.task);
+            labels.push(("status", service.task.task_status.clone()));
+            labels.push((
+                "frequency_minutes",
+                service.task.frequency.map(|f| f.to_string()).unwrap_or_default(),
+            ));
+            (labels, 1.0)
+        }),
+    );
+}
+
+fn agent_families(family: &mut Family, snapshot: &Snapshot) {
+    family.gauge(
+        "monapi_agent_info",
+        "A collector agent (always 1).",
+        snapshot
+            .agents
+            .iter()
+            .map(|(id, agent)| (vec![("agent_id", id.clone()), ("agent", agent.name.clone())], 1.0)),
+    );
+    family.gauge(
+        "monapi_agent_plugin_info",
+        "A plugin of a collector agent (always 1); plugin_task_uselist_id is what a server task names.",
+        snapshot.agents.iter().flat_map(|(id, agent)| {
+            agent.plugin.iter().map(move |plugin| {
+                (
+                    vec![
+                        ("agent_id", id.clone()),
+                        ("agent", agent.name.clone()),
+                        ("plugin_id", plugin.plugin_id.clone()),
+                        ("plugin", plugin.plugin_name.clone()),
+                        ("plugin_task_uselist_id", plugin.plugin_task_uselist_id.clone()),
+                    ],
+                    1.0,
+                )
+            })
+        }),
+    );
+}
+
+/// Counts the service's answers by operation and status in `exposition`: a `tracing` layer
+/// reading the core's `response` events (target `monapi`), installed for the process.
+pub(crate) fn count_requests(exposition: &Arc<Exposition>) {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::Layer as _;
+    let counter = RequestCounter {
+        requests: exposition.requests.clone(),
+    };
+    let only_monapi = tracing_subscriber::filter::Targets::new().with_target("monapi", tracing::Level::DEBUG);
+    let subscriber = tracing_subscriber::registry().with(counter.with_filter(only_monapi));
+    // Only the first exporter of a process counts (tests start one per process).
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+struct RequestCounter {
+    requests: IntCounterVec,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RequestCounter {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let mut fields = ResponseFields::default();
+        event.record(&mut fields);
+        if let (Some(endpoint), Some(status)) = (fields.endpoint, fields.status) {
+            // The event shows the endpoint as its method and path; the label is its name.
+            let name = monapi::Endpoint::ALL
+                .iter()
+                .find(|e| e.as_str() == endpoint)
+                .map_or("request", |e| e.name());
+            self.requests
+                .with_label_values(&[name, &status.to_string()])
+                .inc();
+        }
+    }
+}
+
+/// The fields of the core's `response` event that the counter reads.
+#[derive(Default)]
+struct ResponseFields {
+    endpoint: Option<String>,
+    status: Option<u64>,
+}
+
+impl tracing::field::Visit for ResponseFields {
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        if field.name() == "status" {
+            self.status = Some(value);
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "endpoint" {
+            self.endpoint = Some(format!("{value:?}"));
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The exporter's HTTP server: `/metrics` (the last rendering, gzipped when asked), `/` (a
+//! page linking to it, as exporters have) and `/health`.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use bytes::Bytes;
+
+use super::metrics::{gzip, Exposition, CONTENT_TYPE};
+
+const PAGE: &str = r#"<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>monapi exporter</title></head>
+<body><h1>monapi exporter</h1>
+<p>The monitoring service's sites, services and agents as Prometheus metrics.</p>
+<ul><li><a href="metrics">Metrics</a></li><li><a href="health">Health</a></li></ul>
+</body></html>
+"#;
+
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    exposition: Arc<Exposition>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = Router::new()
+        .route("/", get(|| async { Html(PAGE) }))
+        .route("/metrics", get(metrics))
+        .route("/health", get(health))
+        .with_state(exposition);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+/// The last rendering and the exporter's own metrics: two gzip members when the scraper
+/// accepts gzip (Prometheus does), the data's made once per refresh.
+async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) -> Response {
+    let (data, own) = exposition.scrape();
+    let gzipped = headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|coding| {
+            coding
+                .split(';')
+                .next()
+                .is_some_and(|c| c.trim().eq_ignore_ascii_case("gzip"))
+        });
+    let (first, second, encoding) = if gzipped {
+        (data.gzip.clone(), Bytes::from(gzip(own.as_bytes())), Some("gzip"))
+    } else {
+        (data.plain.clone(), Bytes::from(own), None)
+    };
+    let parts = futures::stream::iter([Ok::<_, std::io::Error>(first), Ok(second)]);
+    let mut response = Response::new(Body::from_stream(parts));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        CONTENT_TYPE.parse().expect("a header value"),
+    );
+    if let Some(encoding) = encoding {
+        headers.insert(
+            header::CONTENT_ENCODING,
+            encoding.parse().expect("a header value"),
+        );
+    }
+    response
+}
+
+/// 200 while the exporter runs; `refreshed` says whether a refresh has ended (before it,
+/// `/metrics` has only the exporter's own metrics).
+async fn health(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse {
+    let body = format!(r#"{{"status":"ok","refreshed":{}}}"#, exposition.refreshed());
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body)
+}
