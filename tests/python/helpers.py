@@ -11,6 +11,7 @@ import subprocess
 from typing import Any
 
 import monapi
+from monapi.testing import Emulator
 
 FIXTURES = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -116,3 +117,13 @@ def monapi_binary() -> str:
         )
         built = [target / "debug" / "monapi"]
     return str(max(built, key=lambda p: p.stat().st_mtime))
+
+
+def zone(emulator: Emulator) -> datetime.timezone:
+    """The emulator's time zone (``"+08:00"``, ``"UTC"``) as a ``datetime.timezone``."""
+    text = emulator.timezone
+    if text in ("UTC", "Z", "+00:00"):
+        return datetime.UTC
+    sign = -1 if text[0] == "-" else 1
+    hours, minutes = text[1:].split(":")
+    return datetime.timezone(sign * datetime.timedelta(hours=int(hours), minutes=int(minutes)))

@@ -23,22 +23,12 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, monapi_binary
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, monapi_binary, zone
 
 SERVICE = 10011
 SITE = 20001
 KINDS = ("service_report", "site_availability", "site_response_time", "site_faults")
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
-
-
-def zone(emulator: Emulator) -> datetime.timezone:
-    """The emulator's time zone (``"+08:00"``, ``"UTC"``) as a ``datetime.timezone``."""
-    text = emulator.timezone
-    if text in ("UTC", "Z", "+00:00"):
-        return datetime.UTC
-    sign = -1 if text[0] == "-" else 1
-    hours, minutes = text[1:].split(":")
-    return datetime.timezone(sign * datetime.timedelta(hours=int(hours), minutes=int(minutes)))
 
 
 def days_ago(emulator: Emulator, n: int) -> datetime.date:

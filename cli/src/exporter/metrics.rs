@@ -2,9 +2,9 @@
 //! written by the `prometheus` crate's encoder, also kept gzipped), and the exporter's own
 //! metrics, rendered at each scrape.
 //!
-//! Series per site task: (points + 1, the average) x (1 up + 3 uptime + 3 response time + 4
-//! phases + 1 last check), plus points x (1 ongoing + 3 faults + 3 downtime), plus 3 per
-//! point and the average with `--slo`, plus 1 info. Per service task: one per series and
+//! Series per site task: (points + 1, the average) x (1 up + 1 availability + 3 uptime + 3
+//! response time + 4 phases + 1 last check), plus points x (1 ongoing + 3 faults + 3
+//! downtime), plus 3 per point and the average with `--slo`, plus 1 info. Per service task: one per series and
 //! metric of its report, plus 1 info. Per agent: 1, plus 1 per plugin.
 
 use std::io::Write as _;
@@ -279,6 +279,11 @@ fn site_families(family: &mut Family, snapshot: &Snapshot) {
         "monapi_site_up",
         "1 when the last check succeeded from this point (monitor_id 0, the average: from at least one point), 0 when it failed.",
         per_point(snapshot, |p| vec![(None, p.up.map(bool_value))]),
+    );
+    family.gauge(
+        "monapi_site_availability_ratio",
+        "Availability of the last check, from 0 to 1 (monitor_id 0, the average: the share of points up).",
+        per_point(snapshot, |p| vec![(None, p.availability)]),
     );
     family.gauge(
         "monapi_site_uptime_ratio",

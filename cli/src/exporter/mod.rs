@@ -32,7 +32,8 @@ const SHORTEST_INTERVAL_SECS: u64 = 60;
 const AFTER_HELP: &str = "\
 Metrics (labels task_id, task_name, task_type, monitor_id, monitor on every site series;
 monitor_id 0 is the average of the points):
-  monapi_site_up, monapi_site_uptime_ratio{window}, monapi_site_response_time_seconds{stat},
+  monapi_site_up, monapi_site_availability_ratio, monapi_site_uptime_ratio{window},
+  monapi_site_response_time_seconds{stat},
   monapi_site_response_phase_seconds{phase}, monapi_site_fault_ongoing, monapi_site_faults{window},
   monapi_site_downtime_seconds{window}, monapi_site_error_budget_remaining_ratio{window} (--slo),
   monapi_site_last_check_timestamp_seconds, monapi_site_task_info,

@@ -76,6 +76,8 @@ pub(crate) struct PointState {
     pub(crate) monitor_id: u32,
     pub(crate) monitor: String,
     pub(crate) up: Option<bool>,
+    /// The last check's availability, from 0 to 1.
+    pub(crate) availability: Option<f64>,
     pub(crate) last_check: Option<i64>,
     /// Seconds, in the order of [`RESPONSE_TIME_FIELDS`].
     pub(crate) response: [Option<f64>; RESPONSE_TIME_FIELDS.len()],
@@ -334,6 +336,7 @@ fn point_state(
         monitor_id,
         monitor: point.monitor.clone(),
         up: last.and_then(|l| l.up()),
+        availability: last.and_then(|l| l.availability),
         last_check: last.map(|l| l.time),
         response: RESPONSE_TIME_FIELDS.map(|field| last.and_then(|l| l.response_seconds(field))),
         fault_ongoing: point.fault_ongoing(),

@@ -316,6 +316,12 @@ fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
                     &format!("{what} budget {window}"),
                 );
             }
+            let availability = metrics.value("monapi_site_availability_ratio", &labels(&[]));
+            close(
+                availability,
+                point.last_uprate / 100.0,
+                &format!("{what} availability"),
+            );
             let up = if point.last_uprate > 0.0 { 1.0 } else { 0.0 };
             assert_eq!(metrics.value("monapi_site_up", &labels(&[])), Some(up), "{what}");
             let last = metrics.value("monapi_site_last_check_timestamp_seconds", &labels(&[]));

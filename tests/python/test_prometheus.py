@@ -1,0 +1,278 @@
+"""`monapi exporter` checked by a real Prometheus (Debian's package, installed by `make`).
+
+Prometheus runs on loopback with examples/prometheus/prometheus.yml, scraping the exporter,
+which talks to the emulator. The configuration is the example's with three changes a test
+needs: the exporter's address, one-second scrape and evaluation intervals, and the site-down
+alert's `for` of 5 minutes shortened to 2 seconds (examples/prometheus/rules.test.yml checks
+the 5 minutes with promtool). Then, through Prometheus's HTTP API:
+
+- the values it stored equal what monapi's tables give (the 1-day uptime ratio of each site
+  and point is the mean availability of the day's checks up to the last one exported);
+- `promtool check metrics` passes on the exposition, `promtool check rules` and
+  `promtool test rules` on the rules;
+- every query of the Grafana dashboard (examples/grafana/monapi.json) returns data;
+- the site-down alert fires after the emulator's knob makes a site fail.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+import yaml
+
+import monapi
+from monapi.testing import Emulator
+
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, ROOT, monapi_binary, zone
+
+EXAMPLES = ROOT / "examples"
+SITES = range(20001, 20006)
+T = TypeVar("T")
+
+
+def wait_for(what: str, probe: Callable[[], T | None], seconds: float = 90.0) -> T:
+    """`probe()`'s first answer that is not None, tried every 0.2 s for at most `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            answer = probe()
+        except OSError:
+            answer = None
+        if answer is not None:
+            return answer
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def http_get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        body: bytes = answer.read()
+        return body
+
+
+class Exporter:
+    """`monapi exporter --listen 127.0.0.1:0` against `emulator`; its stderr collected."""
+
+    def __init__(self, emulator: Emulator, *args: str) -> None:
+        env = {
+            **os.environ,
+            "MONAPI_BASE_URL": emulator.base_url,
+            "MONAPI_CLIENT_ID": "demo_id",
+            "MONAPI_CLIENT_SECRET": DEMO_SECRET,
+            "MONAPI_USERNAME": "test@example.com",
+            "MONAPI_PASSWORD": DEMO_PASSWORD,
+        }
+        command = [monapi_binary(), "exporter", "--listen", "127.0.0.1:0", *args]
+        self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+        self.stderr: list[str] = []
+        listening = threading.Event()
+        self.address = ""
+
+        def read() -> None:
+            assert self.process.stderr is not None
+            for line in self.process.stderr:
+                self.stderr.append(line)
+                prefix = "monapi exporter listening on http://"
+                if line.startswith(prefix):
+                    self.address = line[len(prefix) :].split("/")[0]
+                    listening.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        assert listening.wait(60), "".join(self.stderr)
+
+    def metrics(self) -> str:
+        return http_get(f"http://{self.address}/metrics").decode()
+
+    def refresh_now(self) -> None:
+        self.process.send_signal(signal.SIGHUP)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+class Prometheus:
+    """A Prometheus server on loopback, its data in `directory`."""
+
+    def __init__(self, config: pathlib.Path, directory: pathlib.Path) -> None:
+        # Prometheus says nothing of the port it got for :0; a free port is picked first.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = open(directory / "prometheus.log", "w")  # noqa: SIM115 (closed in stop)
+        self.process = subprocess.Popen(
+            [
+                "prometheus",
+                f"--config.file={config}",
+                f"--storage.tsdb.path={directory / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for("Prometheus to be ready", lambda: http_get(f"{self.url}/-/ready") or None, 60)
+
+    def api(self, path: str, **params: str) -> Any:
+        url = f"{self.url}/api/v1/{path}?{urllib.parse.urlencode(params)}"
+        answer = json.loads(http_get(url))
+        assert answer["status"] == "success", answer
+        return answer["data"]
+
+    def query(self, expr: str) -> list[dict[str, Any]]:
+        data = self.api("query", query=expr)
+        result: list[dict[str, Any]] = data["result"]
+        return result
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+        self.log.close()
+
+
+@pytest.fixture
+def stack(emulator: Emulator, tmp_path: pathlib.Path) -> Iterator[tuple[Exporter, Prometheus]]:
+    exporter = Exporter(emulator, "--slo", "0.999", "--service", "10001", "10011")
+    rules = yaml.safe_load((EXAMPLES / "prometheus" / "rules.yml").read_text())
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            if rule.get("alert") == "MonapiSiteDown":
+                assert rule["for"] == "5m"
+                rule["for"] = "2s"
+    (tmp_path / "rules.yml").write_text(yaml.safe_dump(rules))
+    config = yaml.safe_load((EXAMPLES / "prometheus" / "prometheus.yml").read_text())
+    assert config["rule_files"] == ["rules.yml"]
+    assert config["scrape_configs"][0]["static_configs"] == [{"targets": ["localhost:39126"]}]
+    config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
+    config["scrape_configs"][0]["scrape_timeout"] = "1s"
+    config["scrape_configs"][0]["static_configs"] = [{"targets": [exporter.address]}]
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(config))
+    prometheus = Prometheus(tmp_path / "prometheus.yml", tmp_path)
+    try:
+        yield exporter, prometheus
+    finally:
+        prometheus.stop()
+        exporter.stop()
+
+
+def labels_of(sample: dict[str, Any]) -> tuple[int, int]:
+    metric = sample["metric"]
+    return int(metric["task_id"]), int(metric["monitor_id"])
+
+
+def test_prometheus_stores_what_the_tables_give_and_the_site_down_alert_fires(
+    emulator: Emulator, client: monapi.Client, stack: tuple[Exporter, Prometheus]
+) -> None:
+    exporter, prometheus = stack
+    # Scraped, after a refresh that succeeded, with every site.
+    wait_for(
+        "a scrape of a refreshed exporter",
+        lambda: (
+            prometheus.query("monapi_up == 1 and on() count(monapi_site_task_info) == 5") or None
+        ),
+    )
+
+    # The 1-day uptime ratio of each site and point equals the mean availability of today's
+    # checks, up to the last check the exporter saw (a new check may have come since).
+    ratios = {
+        labels_of(s): float(s["value"][1])
+        for s in prometheus.query('monapi_site_uptime_ratio{window="1d"}')
+    }
+    lasts = {
+        labels_of(s): float(s["value"][1])
+        for s in prometheus.query("monapi_site_last_check_timestamp_seconds")
+    }
+    today = datetime.datetime.now(zone(emulator)).date()
+    seen = 0
+    for task in SITES:
+        availability = pa.table(
+            client.tables.site_report(task, start_date=today, end_date=today).availability
+        )
+        for monitor in set(availability.column("monitor_id").to_pylist()):
+            last = lasts[(task, monitor)]
+            rows = availability.filter(
+                pc.and_(
+                    pc.equal(availability["monitor_id"], monitor),
+                    pc.less_equal(pc.cast(availability["time"], pa.int64()), int(last)),
+                )
+            )
+            mean = pc.mean(rows["uprate"]).as_py() / 100
+            assert ratios[(task, monitor)] == pytest.approx(mean, abs=1e-9), (task, monitor)
+            seen += 1
+    assert seen == len(ratios) > 5 * 4
+
+    # promtool: the exposition, the rules and their unit tests.
+    exposition = exporter.metrics()
+    checked = subprocess.run(
+        ["promtool", "check", "metrics"],
+        input=exposition,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    for command in (["check", "rules", "rules.yml"], ["test", "rules", "rules.test.yml"]):
+        done = subprocess.run(
+            ["promtool", *command],
+            cwd=EXAMPLES / "prometheus",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    # Every query of the Grafana dashboard returns data (its variables: every site, every
+    # service, Grafana's rate interval).
+    dashboard = json.loads((EXAMPLES / "grafana" / "monapi.json").read_text())
+    queries = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    assert len(queries) >= 10
+    wait_for(
+        "two scrapes for rate()",
+        lambda: prometheus.query("count_over_time(monapi_up[1m]) >= 3") or None,
+    )
+    for query in queries:
+        expr = (
+            query.replace("$site", ".*").replace("$service", ".*").replace("$__rate_interval", "1m")
+        )
+        assert prometheus.query(expr), query
+    for variable in dashboard["templating"]["list"]:
+        if variable["type"] == "query":
+            metric, label = (
+                variable["definition"].removeprefix("label_values(").rstrip(")").split(", ")
+            )
+            assert prometheus.api(f"label/{label}/values", **{"match[]": metric}), variable["name"]
+
+    # The site-down alert: inactive, then firing once a site fails and a refresh saw it.
+    def alerts(state: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = prometheus.api("alerts")["alerts"]
+        return [
+            a for a in found if a["labels"]["alertname"] == "MonapiSiteDown" and a["state"] == state
+        ]
+
+    assert not alerts("firing") and not alerts("pending")
+    emulator.fail_site(20003)
+    exporter.refresh_now()
+    firing = wait_for("the site-down alert", lambda: alerts("firing") or None)
+    assert [(a["labels"]["task_id"], a["labels"]["monitor_id"]) for a in firing] == [("20003", "0")]
+    assert "is down from every monitoring point" in firing[0]["annotations"]["summary"]
+
+    # No secret in what the exporter said or served.
+    said = "".join(exporter.stderr) + exporter.metrics()
+    for secret in (DEMO_PASSWORD, DEMO_SECRET, DEMO_PASSWORD_MD5):
+        assert secret not in said
