@@ -176,6 +176,13 @@ export declare class NativeEmulator {
    * faults' `end_time`), or `null` when it was not failing.
    */
   recoverSite(taskId: number | string): number | null
+  /**
+   * Seeded task `taskId` (a service or a site task) is taken out of the account: whether
+   * anything changed.
+   */
+  removeTask(taskId: number | string): boolean
+  /** Removed task `taskId` is back: whether anything changed. */
+  restoreTask(taskId: number | string): boolean
   /** Stops the server and waits for its thread (at most about a second). Idempotent. */
   stop(): Promise<void>
 }

@@ -415,6 +415,25 @@ impl NativeEmulator {
         })
     }
 
+    /// Seeded task `taskId` (a service or a site task) is taken out of the account: whether
+    /// anything changed.
+    #[napi(catch_unwind)]
+    pub fn remove_task(&self, env: Env, task_id: Either<f64, String>) -> napi::Result<bool> {
+        guard(&env, || {
+            let task_id = monapi::input::task_id(id(&task_id))?;
+            self.with(|e| e.remove_task(task_id))?.map_err(refused)
+        })
+    }
+
+    /// Removed task `taskId` is back: whether anything changed.
+    #[napi(catch_unwind)]
+    pub fn restore_task(&self, env: Env, task_id: Either<f64, String>) -> napi::Result<bool> {
+        guard(&env, || {
+            let task_id = monapi::input::task_id(id(&task_id))?;
+            self.with(|e| e.restore_task(task_id))?.map_err(refused)
+        })
+    }
+
     /// Stops the server and waits for its thread (at most about a second). Idempotent.
     #[napi(catch_unwind, ts_return_type = "Promise<void>")]
     pub fn stop<'e>(&self, env: &'e Env) -> napi::Result<PromiseRaw<'e, Settled<()>>> {

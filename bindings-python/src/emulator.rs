@@ -550,7 +550,7 @@ impl Emulator {
     }
 
     /// Back to the state at start: counters zero, knobs as started (no faults, no quirks),
-    /// created tasks gone, every token revoked, no site failing.
+    /// created tasks gone, every token revoked, no site failing, every removed task back.
     ///
     /// Examples
     /// --------
@@ -673,6 +673,68 @@ impl Emulator {
     /// >>> up = emulator.recover_site(20001)
     fn recover_site(&self, py: Python<'_>, task_id: TaskId) -> PyResult<Option<i64>> {
         self.with(|e| e.recover_site(task_id.0))?
+            .map_err(|e| refused(py, e))
+    }
+
+    /// Take seeded task ``task_id`` out of the account, as a user deleting it in the
+    /// service's console.
+    ///
+    /// From the next request on, its list (:meth:`monapi.Client.service_tasks` or
+    /// :meth:`monapi.Client.site_tasks`) is paged without it, 50 a page (the later pages
+    /// shift), and every operation naming it (reports, response-time distribution,
+    /// :meth:`monapi.Client.site_task`) answers as for an id that does not exist. Until
+    /// :meth:`restore_task` or :meth:`reset`.
+    ///
+    /// Parameters
+    /// ----------
+    /// task_id : int or str
+    ///     A service task (10001, 10002, ...) or a site task (20001, 20002, ...) of this
+    ///     emulator.
+    ///
+    /// Returns
+    /// -------
+    /// bool
+    ///     Whether anything changed (``False`` for a task removed already).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``task_id`` is not one of its seeded tasks (``field`` is ``"task_id"``).
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.remove_task(20002)
+    /// True
+    /// >>> [t["task_id"] for t in client.site_tasks()]
+    /// ['20001', '20003', '20004', '20005']
+    fn remove_task(&self, py: Python<'_>, task_id: TaskId) -> PyResult<bool> {
+        self.with(|e| e.remove_task(task_id.0))?
+            .map_err(|e| refused(py, e))
+    }
+
+    /// Bring back task ``task_id`` taken out by :meth:`remove_task`, at its place in its list.
+    ///
+    /// Parameters
+    /// ----------
+    /// task_id : int or str
+    ///     A seeded task of this emulator.
+    ///
+    /// Returns
+    /// -------
+    /// bool
+    ///     Whether anything changed (``False`` for a task that was not removed).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``task_id`` is not one of its seeded tasks.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.restore_task(20002)
+    /// True
+    fn restore_task(&self, py: Python<'_>, task_id: TaskId) -> PyResult<bool> {
+        self.with(|e| e.restore_task(task_id.0))?
             .map_err(|e| refused(py, e))
     }
 

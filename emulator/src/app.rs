@@ -1,12 +1,14 @@
 //! The shared, mutable part of an emulator: settings that tests change at run time,
-//! tokens, created server tasks, failing sites and counters. Every lock here is held for a
-//! lookup or an update only, never across an await or while generating a report.
+//! tokens, created server tasks, failing sites, removed tasks and counters. Every lock here
+//! is held for a lookup or an update only, never across an await or while generating a
+//! report.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use chrono::{FixedOffset, NaiveDate};
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
@@ -16,7 +18,10 @@ use crate::config::{Config, ConfigError, Encoding, FaultKind, Faults, Quirks, LO
 use crate::link::Link;
 use crate::reports::{check_at_or_before, check_interval, Outage, Range, ReportCache};
 use crate::rng::{hash, SplitMix};
-use crate::state::{World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK, FIRST_SITE_TASK};
+use crate::state::{
+    ServiceTask, SiteTask, World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK, FIRST_SERVICE_TASK,
+    FIRST_SITE_TASK,
+};
 
 /// Requests received per API endpoint since start or the last reset, counted before
 /// latency, faults and validation (so faulted and failed requests count too).
@@ -196,6 +201,13 @@ impl Created {
     }
 }
 
+/// The seeded tasks taken out of the account (`remove_task`), by id.
+#[derive(Default)]
+struct Removed {
+    services: BTreeSet<u32>,
+    sites: BTreeSet<u32>,
+}
+
 /// Why an access or refresh token was refused.
 pub(crate) enum TokenProblem {
     Invalid,
@@ -233,6 +245,8 @@ pub(crate) struct App {
     /// Each site task's forced failures (`fail_site`), oldest first, the last one open
     /// while the site is failing.
     outages: Mutex<HashMap<u32, Vec<Outage>>>,
+    /// The tasks out of the account (`remove_task`); the lists are paged without them.
+    removed: Mutex<Removed>,
     counters: AtomicCounters,
 }
 
@@ -283,6 +297,7 @@ impl App {
             tokens: Mutex::default(),
             created: Mutex::new(Created::new()),
             outages: Mutex::default(),
+            removed: Mutex::default(),
             counters: AtomicCounters::default(),
         }
     }
@@ -424,6 +439,7 @@ impl App {
         *lock(&self.tokens) = Tokens::default();
         *lock(&self.created) = Created::new();
         lock(&self.outages).clear();
+        *lock(&self.removed) = Removed::default();
         self.counters
             .all()
             .iter()
@@ -609,12 +625,87 @@ impl App {
     }
 
     fn not_a_site(&self, id: u64) -> ConfigError {
-        let ids = match self.world.site_count() {
-            0 => "this emulator has none".to_string(),
-            1 => format!("this emulator has {FIRST_SITE_TASK}"),
-            count => format!("{FIRST_SITE_TASK} to {}", FIRST_SITE_TASK as usize + count - 1),
-        };
-        ConfigError::new("task_id", format!("must be a site task ({ids}), got {id}"))
+        let sites = ids(FIRST_SITE_TASK, self.world.site_count());
+        ConfigError::new("task_id", format!("must be a site task ({sites}), got {id}"))
+    }
+
+    /// Takes seeded task `id` out of the account: the service task and the site task of that
+    /// id, whichever there are (both when there are more than 10,000 service tasks). Whether
+    /// anything changed.
+    pub(crate) fn remove_task(&self, id: u64) -> Result<bool, ConfigError> {
+        self.change_removed(id, |set, id| set.insert(id))
+    }
+
+    /// Brings back what [`App::remove_task`] took out. Whether anything changed.
+    pub(crate) fn restore_task(&self, id: u64) -> Result<bool, ConfigError> {
+        self.change_removed(id, |set, id| set.remove(&id))
+    }
+
+    fn change_removed(
+        &self,
+        id: u64,
+        change: impl Fn(&mut BTreeSet<u32>, u32) -> bool,
+    ) -> Result<bool, ConfigError> {
+        let service = self.world.service_task(id).map(|task| task.id);
+        let site = self.world.site(id).map(|site| site.id);
+        if service.is_none() && site.is_none() {
+            let services = ids(FIRST_SERVICE_TASK, self.world.service_count());
+            let sites = ids(FIRST_SITE_TASK, self.world.site_count());
+            let rule = format!("must be a service task ({services}) or a site task ({sites}), got {id}");
+            return Err(ConfigError::new("task_id", rule));
+        }
+        let mut removed = lock(&self.removed);
+        let service = service.is_some_and(|id| change(&mut removed.services, id));
+        let site = site.is_some_and(|id| change(&mut removed.sites, id));
+        Ok(service || site)
+    }
+
+    /// Service task `id`, unless it is unknown or removed.
+    pub(crate) fn service_task(&self, id: u64) -> Option<&ServiceTask> {
+        let task = self.world.service_task(id)?;
+        (!lock(&self.removed).services.contains(&task.id)).then_some(task)
+    }
+
+    /// Site task `id`, unless it is unknown or removed.
+    pub(crate) fn site(&self, id: u64) -> Option<&SiteTask> {
+        let site = self.world.site(id)?;
+        (!lock(&self.removed).sites.contains(&site.id)).then_some(site)
+    }
+
+    /// The settings of site task `id`, unless it is unknown or removed.
+    pub(crate) fn site_info(&self, id: u64) -> Option<Bytes> {
+        self.site(id)?;
+        self.world.site_info(id)
+    }
+
+    /// Page `page` of the service task list (of the tasks not removed); `None` past the end.
+    pub(crate) fn service_page(&self, page: u64) -> Option<Bytes> {
+        let removed = lock(&self.removed).services.clone();
+        if removed.is_empty() {
+            self.world.page(page)
+        } else {
+            self.world.page_without(page, &removed)
+        }
+    }
+
+    /// Page `page` of the site task list (of the tasks not removed), as a list or keyed;
+    /// `None` past the end.
+    pub(crate) fn site_page(&self, page: u64, keyed: bool) -> Option<Bytes> {
+        let removed = lock(&self.removed).sites.clone();
+        if removed.is_empty() {
+            self.world.site_page(page).map(|listing| listing.body(keyed))
+        } else {
+            self.world.site_page_without(page, &removed, keyed)
+        }
+    }
+}
+
+/// The ids of `count` tasks from `first` on, for a refusal.
+fn ids(first: u32, count: usize) -> String {
+    match count {
+        0 => "this emulator has none".to_string(),
+        1 => format!("this emulator has {first}"),
+        count => format!("{first} to {}", first as usize + count - 1),
     }
 }
 

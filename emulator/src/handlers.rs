@@ -143,7 +143,7 @@ pub(crate) async fn service_tasks(State(app): State<Arc<App>>, uri: Uri) -> Resu
     let query = Query::of(&uri);
     query.authorize(&app)?;
     let page = page(&query)?;
-    Ok(ok_body(app.world.page(page).unwrap_or_else(|| past_end(&app))))
+    Ok(ok_body(app.service_page(page).unwrap_or_else(|| past_end(&app))))
 }
 
 /// `GET /v2/site/lists.json?page=N`: the site tasks, 50 a page.
@@ -152,11 +152,9 @@ pub(crate) async fn site_tasks(State(app): State<Arc<App>>, uri: Uri) -> Result<
     query.authorize(&app)?;
     let page = page(&query)?;
     let keyed = app.quirks().keyed_lists;
-    let body = match app.world.site_page(page) {
-        Some(listing) => listing.body(keyed),
-        None => past_end(&app),
-    };
-    Ok(ok_body(body))
+    Ok(ok_body(
+        app.site_page(page, keyed).unwrap_or_else(|| past_end(&app)),
+    ))
 }
 
 /// `GET /v2/site/info/{id}.json`: a site task's settings.
@@ -167,9 +165,7 @@ pub(crate) async fn site_task(
 ) -> Result<Response, Refusal> {
     Query::of(&uri).authorize(&app)?;
     let id = task_id(&file)?;
-    Ok(ok_body(
-        app.world.site_info(id).ok_or_else(|| task_not_found(id))?,
-    ))
+    Ok(ok_body(app.site_info(id).ok_or_else(|| task_not_found(id))?))
 }
 
 /// `GET /v2/site/monitors.json`: the monitoring points.
@@ -206,7 +202,7 @@ pub(crate) async fn service_report(
     let query = Query::of(&uri);
     query.authorize(&app)?;
     let id = task_id(&file)?;
-    let task = app.world.service_task(id).ok_or_else(|| task_not_found(id))?;
+    let task = app.service_task(id).ok_or_else(|| task_not_found(id))?;
     let key = ReportKey::Service {
         task: task.id,
         range: range(&query, &app, today_in(app.timezone))?,
@@ -225,7 +221,7 @@ pub(crate) async fn site_report(
     let query = Query::of(&uri);
     query.authorize(&app)?;
     let id = task_id(&file)?;
-    let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
+    let site = app.site(id).ok_or_else(|| task_not_found(id))?;
     let today = today_in(app.timezone);
     let range = range(&query, &app, today)?;
     let monitor = match query.get("monitor") {
@@ -266,7 +262,7 @@ pub(crate) async fn distribution(
     let query = Query::of(&uri);
     query.authorize(&app)?;
     let id = task_id(&file)?;
-    let site = app.world.site(id).ok_or_else(|| task_not_found(id))?;
+    let site = app.site(id).ok_or_else(|| task_not_found(id))?;
     let today = today_in(app.timezone);
     let range = range(&query, &app, today)?;
     if app.quirks().no_checks {

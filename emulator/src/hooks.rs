@@ -30,6 +30,8 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/_emulator/service_tasks", get(created_service_tasks))
         .route("/_emulator/fail_site", post(fail_site))
         .route("/_emulator/recover_site", post(recover_site))
+        .route("/_emulator/remove_task", post(remove_task))
+        .route("/_emulator/restore_task", post(restore_task))
 }
 
 async fn counters(State(app): State<Arc<App>>) -> Response {
@@ -165,13 +167,35 @@ async fn config(State(app): State<Arc<App>>, body: Bytes) -> Response {
     .into_response()
 }
 
-/// The site task id of a `fail_site` / `recover_site` body, `{"task_id": 20001}` (a number,
-/// or a string of digits as the service writes ids), or what is wrong with the body.
-fn site_task_id(body: &[u8]) -> Result<u64, ConfigError> {
+/// What the `task_id` of a hook's body names, for its refusals.
+struct Named {
+    /// "site task", "task".
+    task: &'static str,
+    example: u64,
+    /// What the hook does to it.
+    to: &'static str,
+}
+
+const SITE: Named = Named {
+    task: "site task",
+    example: 20001,
+    to: "fail or recover",
+};
+
+const TASK: Named = Named {
+    task: "task",
+    example: 10001,
+    to: "remove or restore",
+};
+
+/// The task id of a body `{"task_id": 20001}` (a number, or a string of digits as the service
+/// writes ids), or what is wrong with the body.
+fn task_id(body: &[u8], named: &Named) -> Result<u64, ConfigError> {
+    let Named { task, example, to } = named;
     let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(body) else {
         return Err(ConfigError::new(
             "task_id",
-            r#"the body must be a JSON object {"task_id": 20001}"#,
+            format!(r#"the body must be a JSON object {{"task_id": {example}}}"#),
         ));
     };
     if let Some(other) = fields.keys().find(|key| *key != "task_id") {
@@ -184,7 +208,7 @@ fn site_task_id(body: &[u8]) -> Result<u64, ConfigError> {
         None => {
             return Err(ConfigError::new(
                 "task_id",
-                "missing: the site task to fail or recover",
+                format!("missing: the {task} to {to}"),
             ))
         }
         Some(Value::Number(number)) => number.as_u64(),
@@ -196,7 +220,7 @@ fn site_task_id(body: &[u8]) -> Result<u64, ConfigError> {
     };
     id.ok_or_else(|| {
         let rule = format!(
-            "must be a site task id, a number such as 20001, got {}",
+            "must be a {task} id, a number such as {example}, got {}",
             fields["task_id"]
         );
         ConfigError::new("task_id", rule)
@@ -228,12 +252,39 @@ fn outage_answer(
 /// `POST /_emulator/fail_site` `{"task_id": 20001}`: the site fails from now on (see
 /// `Emulator::fail_site`). Answers `{"task_id","start_time","end_time":null}`.
 async fn fail_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    outage_answer(site_task_id(&body), |id| app.fail_site(id, unix_now()).map(Some))
+    outage_answer(task_id(&body, &SITE), |id| {
+        app.fail_site(id, unix_now()).map(Some)
+    })
 }
 
 /// `POST /_emulator/recover_site` `{"task_id": 20001}`: the failure ends (see
 /// `Emulator::recover_site`). Answers `{"task_id","start_time","end_time"}` of the outage
 /// ended, both `null` when the site was not failing.
 async fn recover_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    outage_answer(site_task_id(&body), |id| app.recover_site(id, unix_now()))
+    outage_answer(task_id(&body, &SITE), |id| app.recover_site(id, unix_now()))
+}
+
+/// `{"task_id","changed"}`: whether `change` changed anything. An id that is no seeded task is
+/// a 404 `{"error","field","rule"}` naming it; a bad body a 400.
+fn change_answer(body: &[u8], change: impl FnOnce(u64) -> Result<bool, ConfigError>) -> Response {
+    let id = match task_id(body, &TASK) {
+        Ok(id) => id,
+        Err(error) => return bad_setting(error.field(), error.rule()),
+    };
+    match change(id) {
+        Ok(changed) => Json(json!({"task_id": id, "changed": changed})).into_response(),
+        Err(error) => refusal(StatusCode::NOT_FOUND, error.field(), error.rule()),
+    }
+}
+
+/// `POST /_emulator/remove_task` `{"task_id": 10001}`: the task is taken out of the account
+/// (see `Emulator::remove_task`).
+async fn remove_task(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    change_answer(&body, |id| app.remove_task(id))
+}
+
+/// `POST /_emulator/restore_task` `{"task_id": 10001}`: the removed task is back (see
+/// `Emulator::restore_task`).
+async fn restore_task(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    change_answer(&body, |id| app.restore_task(id))
 }

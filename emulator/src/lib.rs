@@ -313,7 +313,8 @@ impl Emulator {
 
     /// Back to the state at start: counters zero, token lifetime, latency, faults and quirks
     /// as configured, created tasks gone, all tokens revoked, no site failing (nor any trace
-    /// of a past [`Emulator::fail_site`] in the reports).
+    /// of a past [`Emulator::fail_site`] in the reports), every removed task back
+    /// ([`Emulator::remove_task`]).
     pub fn reset(&self) {
         self.app.reset();
     }
@@ -369,6 +370,58 @@ impl Emulator {
             .app
             .recover_site(task_id, app::unix_now())?
             .and_then(|outage| outage.end))
+    }
+
+    /// Takes seeded task `task_id` out of the account, as a user deleting it in the service's
+    /// console: a service task (10001 on) or a site task (20001 on); an id that is both (with
+    /// more than 10,000 service tasks) removes both. From the next request on, its list (the
+    /// service or the site task list) is paged without it, 50 a page (so the later pages
+    /// shift, and the last may go past the end), and every operation naming it (reports,
+    /// response-time distribution, site settings) answers as for an id that does not exist,
+    /// a 404. Until [`Emulator::restore_task`] or [`Emulator::reset`].
+    ///
+    /// Answers whether anything changed (`false` for a task already removed). Any other id is
+    /// refused, naming it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+    /// assert!(emulator.remove_task(10001).unwrap());
+    /// assert!(!emulator.remove_task(10001).unwrap()); // removed already
+    /// assert!(emulator.remove_task(20003).unwrap());
+    /// let error = emulator.remove_task(99999).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "task_id must be a service task (10001 to 10120) or a site task (20001 to 20005), got 99999"
+    /// );
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn remove_task(&self, task_id: u64) -> Result<bool, ConfigError> {
+        self.app.remove_task(task_id)
+    }
+
+    /// Brings back task `task_id` taken out by [`Emulator::remove_task`]: in its list at its
+    /// place (the pages exactly as before it was removed, when no other task is), its reports
+    /// and settings answered again.
+    ///
+    /// Answers whether anything changed (`false` for a task that was not removed). An id that
+    /// is not one of the seeded tasks is refused, as by [`Emulator::remove_task`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let emulator = monapi_emulator::Emulator::start(Default::default()).await?;
+    /// emulator.remove_task(20001).unwrap();
+    /// assert!(emulator.restore_task(20001).unwrap());
+    /// assert!(!emulator.restore_task(20001).unwrap()); // present already
+    /// assert_eq!(emulator.restore_task(30001).unwrap_err().field(), "task_id");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn restore_task(&self, task_id: u64) -> Result<bool, ConfigError> {
+        self.app.restore_task(task_id)
     }
 
     /// Created service tasks as stored: the submitted objects plus their `task_id`.

@@ -1,9 +1,10 @@
 //! The seeded, immutable part of an emulator: service tasks, agents, site tasks, the
 //! monitoring points, the users and their groups. Built once at start; the list responses
 //! are serialized here once (as lists, and as PHP's keyed arrays for the `keyed_lists`
-//! quirk), so listing is a lookup.
+//! quirk), so listing is a lookup. The records stay too, for the pages of a list some of
+//! whose tasks are removed (`remove_task`).
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use bytes::Bytes;
 use chrono::{Days, NaiveDate};
@@ -67,10 +68,14 @@ pub(crate) struct SiteTask {
 pub(crate) struct World {
     pub(crate) seed: u64,
     service_tasks: Vec<ServiceTask>,
+    /// The service task list's records, in the order of `service_tasks`.
+    listed_services: Vec<ListedTask>,
     pages: Vec<Bytes>,
     pub(crate) agents: Bytes,
     pub(crate) plugin_ids: HashSet<String>,
     sites: Vec<SiteTask>,
+    /// The site task list's records, in the order of `sites`.
+    listed_sites: Vec<Value>,
     /// The pages of the site task list.
     site_pages: Vec<Listing>,
     /// Each site task's settings (`/v2/site/info/{id}.json`), in the order of `sites`.
@@ -88,21 +93,12 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// `records` keyed by their field `id`.
+    /// `records` as a list, and keyed by their field `id`.
     fn of(records: &[Value], id: &str) -> Listing {
-        let keyed: Map<String, Value> = records
-            .iter()
-            .map(|record| {
-                (
-                    record[id].as_str().unwrap_or_default().to_string(),
-                    record.clone(),
-                )
-            })
-            .collect();
-        let bytes = |value: &Value| Bytes::from(serde_json::to_vec(value).expect("json values serialize"));
+        let records: Vec<&Value> = records.iter().collect();
         Listing {
-            list: bytes(&Value::Array(records.to_vec())),
-            keyed: bytes(&Value::Object(keyed)),
+            list: list_body(&records, id, false),
+            keyed: list_body(&records, id, true),
         }
     }
 
@@ -114,6 +110,55 @@ impl Listing {
             self.list.clone()
         }
     }
+}
+
+/// `records` as a JSON list, or as a PHP keyed array: an object keyed by their field `id`.
+fn list_body(records: &[&Value], id: &str, keyed: bool) -> Bytes {
+    let bytes = if keyed {
+        let keyed: Map<String, Value> = records
+            .iter()
+            .map(|record| {
+                let key = record[id].as_str().unwrap_or_default().to_string();
+                (key, (*record).clone())
+            })
+            .collect();
+        serde_json::to_vec(&keyed)
+    } else {
+        serde_json::to_vec(records)
+    };
+    Bytes::from(bytes.expect("json values serialize"))
+}
+
+/// The records of page `page` (from 1) of a list without the tasks whose ids are in `removed`
+/// (`records[i]` is task `first + i`); `None` past the last page.
+fn page_without<'a, T>(
+    records: &'a [T],
+    first: u32,
+    removed: &BTreeSet<u32>,
+    page: u64,
+) -> Option<Vec<&'a T>> {
+    let skip = usize::try_from(page.checked_sub(1)?)
+        .ok()?
+        .checked_mul(PAGE_SIZE)
+        .filter(|&skip| skip < records.len())?;
+    // The index of the first record of the page: each removed task before it pushes it on.
+    let mut start = skip;
+    for &id in removed {
+        let index = (id - first) as usize;
+        if index > start {
+            break;
+        }
+        start += 1;
+    }
+    let records: Vec<&T> = records
+        .get(start..)?
+        .iter()
+        .zip(first + start as u32..)
+        .filter(|(_, id)| !removed.contains(id))
+        .map(|(record, _)| record)
+        .take(PAGE_SIZE)
+        .collect();
+    (!records.is_empty()).then_some(records)
 }
 
 #[derive(Serialize)]
@@ -130,30 +175,32 @@ impl World {
     /// `today` (in the emulator's time zone) anchors `last_check_time` in the task list.
     pub(crate) fn new(config: &Config, today: NaiveDate) -> World {
         let seed = config.seed;
-        let (service_tasks, listed) = service_tasks(seed, config.service_tasks, today);
-        let pages = listed
+        let (service_tasks, listed_services) = service_tasks(seed, config.service_tasks, today);
+        let pages = listed_services
             .chunks(PAGE_SIZE)
             .map(|page| Bytes::from(serde_json::to_vec(page).expect("plain strings serialize")))
             .collect();
         let (agents, plugin_ids) = agents(seed, config.download_url.trim_end_matches('/'));
         let sites = site_tasks(seed, config.site_tasks, config.site_points);
-        let listed: Vec<Value> = sites.iter().map(|site| listed_site(site, today)).collect();
-        let site_pages = listed
+        let listed_sites: Vec<Value> = sites.iter().map(|site| listed_site(site, today)).collect();
+        let site_pages = listed_sites
             .chunks(PAGE_SIZE)
             .map(|page| Listing::of(page, "task_id"))
             .collect();
         let site_infos = sites
             .iter()
-            .zip(&listed)
+            .zip(&listed_sites)
             .map(|(site, listed)| Bytes::from(serde_json::to_vec(&site_info(site, listed)).expect("json")))
             .collect();
         World {
             seed,
             service_tasks,
+            listed_services,
             pages,
             agents,
             plugin_ids,
             sites,
+            listed_sites,
             site_pages,
             site_infos,
             monitors: Listing::of(&monitors(), "monitor_id"),
@@ -169,6 +216,11 @@ impl World {
 
     pub(crate) fn site(&self, id: u64) -> Option<&SiteTask> {
         self.sites.get(self.site_index(id)?)
+    }
+
+    /// How many service tasks there are (ids from 10001).
+    pub(crate) fn service_count(&self) -> usize {
+        self.service_tasks.len()
     }
 
     /// How many site tasks there are (ids from 20001).
@@ -196,6 +248,22 @@ impl World {
     pub(crate) fn page(&self, page: u64) -> Option<Bytes> {
         let index = usize::try_from(page.checked_sub(1)?).ok()?;
         self.pages.get(index).cloned()
+    }
+
+    /// Page `page` of the service task list without the tasks of `removed` (ids); `None` past
+    /// the end.
+    pub(crate) fn page_without(&self, page: u64, removed: &BTreeSet<u32>) -> Option<Bytes> {
+        let records = page_without(&self.listed_services, FIRST_SERVICE_TASK, removed, page)?;
+        Some(Bytes::from(
+            serde_json::to_vec(&records).expect("plain strings serialize"),
+        ))
+    }
+
+    /// Page `page` of the site task list without the tasks of `removed` (ids), as a list or
+    /// keyed; `None` past the end.
+    pub(crate) fn site_page_without(&self, page: u64, removed: &BTreeSet<u32>, keyed: bool) -> Option<Bytes> {
+        let records = page_without(&self.listed_sites, FIRST_SITE_TASK, removed, page)?;
+        Some(list_body(&records, "task_id", keyed))
     }
 }
 

@@ -338,6 +338,66 @@ test('failSite: every point of the site is down from the moment on; recoverSite 
   assert.equal(throws(() => emu.failSite(0), 'INVALID_INPUT').field, 'taskId', 'no task id at all, by the client\'s rule')
 })
 
+test('removeTask: the task leaves its list and answers as an unknown id; restoreTask and reset bring it back', async (t) => {
+  const emu = await emulator(t)
+  const client = emu.client()
+  const siteIds = async () => {
+    const sites = await client.siteTasks()
+    assert.ok(Array.isArray(sites))
+    return sites.map((s) => s.task_id)
+  }
+  const serviceIds = async () => {
+    /** @type {string[]} */
+    const ids = []
+    for await (const task of client.iterServiceTasks()) ids.push(task.task_id)
+    return ids
+  }
+  const sites = await siteIds()
+  const services = await serviceIds()
+  assert.equal(emu.removeTask(20002), true)
+  assert.equal(emu.removeTask('20002'), false, 'removed already')
+  assert.equal(emu.removeTask(10001n), true)
+  assert.deepEqual(await siteIds(), sites.filter((id) => id !== '20002'))
+  assert.deepEqual(await serviceIds(), services.slice(1))
+  const last = await client.serviceTasks({ page: 3 })
+  assert.deepEqual(last.map((task) => task.task_id), services.slice(101), '19 on the last page')
+
+  // Every operation naming a removed task fails as for an id that does not exist.
+  const range = { startDate: day(2), endDate: day(2) }
+  /** @type {[number, (id: number) => Promise<unknown>][]} */
+  const calls = [
+    [10001, (id) => client.serviceReport(id, range)],
+    [20002, (id) => client.siteReport(id, range)],
+    [20002, (id) => client.responseTimeDistribution(id, range)],
+    [20002, (id) => client.siteTask(id)],
+  ]
+  for (const [removed, call] of calls) {
+    const error = await rejects(call(removed), 'API_ERROR')
+    const unknown = await rejects(call(29999), 'API_ERROR')
+    assert.deepEqual([error.status, error.apiCode], [404, 404])
+    assert.deepEqual([error.status, error.apiCode], [unknown.status, unknown.apiCode])
+    assert.equal(error.message, unknown.message.replaceAll('29999', String(removed)))
+  }
+
+  assert.equal(emu.restoreTask(20002), true)
+  assert.equal(emu.restoreTask(20002), false, 'present already')
+  assert.deepEqual(await siteIds(), sites)
+  assert.equal((await client.siteTask(20002)).task_id, '20002')
+  emu.reset()
+  assert.deepEqual(await serviceIds(), services, 'reset brings back what is still removed')
+  assert.equal(emu.restoreTask(10001), false)
+
+  for (const taskId of [10121, 20006, '30001']) {
+    const err = throws(() => emu.removeTask(taskId), 'INVALID_INPUT')
+    assert.equal(err.field, 'taskId')
+    assert.match(
+      err.message,
+      new RegExp(`must be a service task \\(10001 to 10120\\) or a site task \\(20001 to 20005\\), got ${taskId}`),
+    )
+    assert.equal(throws(() => emu.restoreTask(taskId), 'INVALID_INPUT').field, 'taskId')
+  }
+})
+
 test('bad quirks are INVALID_INPUT naming the quirk, and change nothing', async (t) => {
   const emu = await emulator(t)
   emu.setQuirks({ pastEndPage: 'null' })

@@ -286,3 +286,61 @@ def test_fail_site_refuses_what_is_not_a_site_task(emulator: Emulator) -> None:
     with pytest.raises(monapi.ValidationError) as caught:
         emulator.fail_site(0)  # no task id at all, by the client's rule
     assert caught.value.field == "task_id"
+
+
+def test_remove_task_and_restore_task(emulator: Emulator, client: monapi.Client) -> None:
+    def site_ids() -> list[str]:
+        sites = client.site_tasks()
+        assert isinstance(sites, list)
+        return [t["task_id"] for t in sites]
+
+    def service_ids() -> list[str]:
+        return [t["task_id"] for t in client.iter_service_tasks()]
+
+    def failure(call: Callable[[int], object], task_id: int) -> monapi.ApiError:
+        with pytest.raises(monapi.ApiError) as caught:
+            call(task_id)
+        return caught.value
+
+    sites, services = site_ids(), service_ids()
+    assert emulator.remove_task(20002) is True
+    assert emulator.remove_task("20002") is False  # removed already
+    assert emulator.remove_task(10001) is True
+    assert site_ids() == [i for i in sites if i != "20002"]
+    assert service_ids() == services[1:]
+    assert [t["task_id"] for t in client.service_tasks(page=3)] == services[101:]  # 19 left
+
+    # Every operation naming a removed task fails as for an id that does not exist.
+    calls: list[tuple[int, Callable[[int], object]]] = [
+        (10001, lambda i: client.service_report(i, start_date=DAY, end_date=DAY)),
+        (20002, lambda i: client.site_report(i, start_date=DAY, end_date=DAY)),
+        (20002, lambda i: client.response_time_distribution(i, start_date=DAY, end_date=DAY)),
+        (20002, client.site_task),
+    ]
+    for removed, call in calls:
+        error, unknown = failure(call, removed), failure(call, 29999)
+        assert type(error) is type(unknown)
+        assert (error.status_code, error.code) == (unknown.status_code, unknown.code) == (404, 404)
+        assert error.message == unknown.message.replace("29999", str(removed))
+
+    assert emulator.restore_task(20002) is True
+    assert emulator.restore_task(20002) is False  # present already
+    assert site_ids() == sites
+    assert client.site_task(20002)["task_id"] == "20002"
+    # reset brings back what is still removed.
+    emulator.reset()
+    assert service_ids() == services
+    assert emulator.restore_task(10001) is False
+
+
+def test_remove_task_refuses_what_is_no_seeded_task(emulator: Emulator) -> None:
+    for task_id in (10121, 20006, "30001"):
+        with pytest.raises(monapi.ValidationError) as caught:
+            emulator.remove_task(task_id)
+        assert caught.value.field == "task_id"
+        assert caught.value.rule == (
+            "must be a service task (10001 to 10120) or a site task (20001 to 20005), "
+            f"got {task_id}"
+        )
+        with pytest.raises(monapi.ValidationError):
+            emulator.restore_task(task_id)

@@ -561,7 +561,7 @@ export class Emulator {
 
   /**
    * Back to the state at start: counters zero, knobs (faults and quirks included) as configured,
-   * created tasks gone, all tokens revoked, no site failing.
+   * created tasks gone, all tokens revoked, no site failing, every removed task back.
    *
    * @example
    * ```js
@@ -613,6 +613,46 @@ export class Emulator {
   recoverSite(taskId: Id): number | null {
     const task = id(taskId)
     return invokeSync(() => this.#native.recoverSite(task)) ?? null
+  }
+
+  /**
+   * Takes seeded task `taskId` out of the account, as a user deleting it in the service's
+   * console. From the next request on, its list ({@link Client.serviceTasks} or
+   * {@link Client.siteTasks}) is paged without it, 50 a page (the later pages shift), and every
+   * operation naming it (reports, response-time distribution, {@link Client.siteTask}) answers
+   * as for an id that does not exist. Until {@link Emulator.restoreTask} or
+   * {@link Emulator.reset}. Throws `INVALID_INPUT` (field `taskId`) for an id that is not one of
+   * its seeded tasks.
+   *
+   * @param taskId a service task (10001, 10002, ...) or a site task (20001, 20002, ...) of this
+   * emulator
+   * @returns whether anything changed (`false` for a task removed already)
+   *
+   * @example
+   * ```js
+   * emulator.removeTask(20002) // true
+   * const sites = await client.siteTasks() // without 20002
+   * ```
+   */
+  removeTask(taskId: Id): boolean {
+    const task = id(taskId)
+    return invokeSync(() => this.#native.removeTask(task))
+  }
+
+  /**
+   * Brings back task `taskId` taken out by {@link Emulator.removeTask}, at its place in its list.
+   *
+   * @param taskId a seeded task of this emulator
+   * @returns whether anything changed (`false` for a task that was not removed)
+   *
+   * @example
+   * ```js
+   * emulator.restoreTask(20002) // true
+   * ```
+   */
+  restoreTask(taskId: Id): boolean {
+    const task = id(taskId)
+    return invokeSync(() => this.#native.restoreTask(task))
   }
 
   /**

@@ -3,7 +3,8 @@
 :class:`Emulator` runs a faithful, stateful emulator of the service inside this process
 (on ``127.0.0.1`` and a free port), with the demo account and knobs for tests: token
 lifetime, latency, injected faults, request counters, a site that fails from now on
-(:meth:`Emulator.fail_site`, :meth:`Emulator.recover_site`).
+(:meth:`Emulator.fail_site`, :meth:`Emulator.recover_site`), a task taken out of the account
+and brought back (:meth:`Emulator.remove_task`, :meth:`Emulator.restore_task`).
 
 Examples
 --------

@@ -11,6 +11,7 @@ mod link;
 mod openapi;
 mod outages;
 mod quirks;
+mod removal;
 mod settings;
 mod state;
 mod timezone;
