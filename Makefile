@@ -11,7 +11,7 @@ PY_TARGET_DIR := target
 include mk/node.mk
 include mk/python.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench prometheus
+.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -86,7 +86,7 @@ fmt:
 	$(CARGO) fmt --all
 
 ## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
-bench: python-bench node-bench tables-bench store-bench
+bench: python-bench node-bench tables-bench store-bench exporter-bench
 
 ## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
 ## requests + pandas + to_parquet (120 tasks x 7 days, release emulator), then client.tables in
@@ -103,6 +103,13 @@ store-bench: python-build
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile loopback
 	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile wan
+
+## exporter-bench: monapi exporter over 1,000 site tasks of 6 points with 20 ms of latency, on loopback
+## and on the wide-area profile: its first refresh, a refresh of the unsettled days, RSS, scrapes
+exporter-bench: python-env
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(PY) bench/python/exporter_bench.py --serve target/release/monapi --profile loopback
+	$(PY) bench/python/exporter_bench.py --serve target/release/monapi --profile wan
 
 ## soak: the release emulator under 256 connections of mixed traffic, then 1,000 concurrent calls at a time from each client (Rust, Python, Node); each phase 45 s of warm-up and 60 s measured, memory sampled (figures in bench/RESULTS.md)
 soak: $(PY_INSTALLED) node-build

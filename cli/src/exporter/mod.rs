@@ -132,7 +132,7 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
         args.interval
     );
     let refresher = Refresher::new(client, filters, args.slo, args.concurrency);
-    let refreshing = tokio::spawn(refresh::run(
+    let refreshing = tokio::spawn(refresh_loop(
         refresher,
         exposition.clone(),
         Duration::from_secs(args.interval),
@@ -140,6 +140,43 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
     let served = server::serve(listener, exposition, shutdown()).await;
     refreshing.abort();
     Ok(served?)
+}
+
+/// Refreshes every `interval` (measured from the start of the last one), and at once on
+/// SIGHUP, publishing each outcome.
+async fn refresh_loop(mut refresher: Refresher, exposition: Arc<Exposition>, interval: Duration) {
+    let mut hangup =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).expect("a SIGHUP handler");
+    loop {
+        let started = tokio::time::Instant::now();
+        let outcome = refresher.refresh().await;
+        for error in &outcome.failures {
+            eprintln!("monapi exporter: refresh: {error}");
+        }
+        let publishing = exposition.clone();
+        // Rendering a thousand sites' series is CPU work: off the runtime's threads.
+        tokio::task::spawn_blocking(move || {
+            publishing.publish(outcome);
+            give_back_free_memory();
+        })
+        .await
+        .expect("rendering does not panic");
+        tokio::select! {
+            _ = tokio::time::sleep_until(started + interval) => {}
+            _ = hangup.recv() => {}
+        }
+    }
+}
+
+/// Returns the heap's free pages to the system. A refresh's reports come and go (a 30-day
+/// start holds hundreds of megabytes at once), and glibc's allocator otherwise keeps what
+/// they freed, spread over its per-thread arenas, as the process's resident memory.
+fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases memory the allocator holds free.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -7,7 +7,6 @@
 //! are fetched at every refresh. A part that fails keeps its last values.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, Utc};
@@ -15,8 +14,6 @@ use futures::{StreamExt, TryStreamExt};
 use monapi::table::health::{self, LastValue, PointSummary, Window};
 use monapi::table::{last_settled_day, Tables, RESPONSE_TIME_FIELDS};
 use monapi::{Agents, Client, DateRange, Monitor, ServiceTask, SiteTask};
-
-use super::metrics::Exposition;
 
 /// The windows of the site metrics, in days.
 pub(crate) const WINDOWS: [u32; 3] = [1, 7, 30];
@@ -348,29 +345,6 @@ fn point_state(
                 downtime: point.downtime_seconds(&window, now),
             }
         }),
-    }
-}
-
-/// Refreshes every `interval` (measured from the start of the last one), and at once on
-/// SIGHUP, publishing each outcome.
-pub(crate) async fn run(mut refresher: Refresher, exposition: Arc<Exposition>, interval: Duration) {
-    let mut hangup =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).expect("a SIGHUP handler");
-    loop {
-        let started = tokio::time::Instant::now();
-        let outcome = refresher.refresh().await;
-        for error in &outcome.failures {
-            eprintln!("monapi exporter: refresh: {error}");
-        }
-        let publishing = exposition.clone();
-        // Rendering a thousand sites' series is CPU work: off the runtime's threads.
-        tokio::task::spawn_blocking(move || publishing.publish(outcome))
-            .await
-            .expect("rendering does not panic");
-        tokio::select! {
-            _ = tokio::time::sleep_until(started + interval) => {}
-            _ = hangup.recv() => {}
-        }
     }
 }
 

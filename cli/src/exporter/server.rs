@@ -36,7 +36,8 @@ pub(crate) async fn serve(
 }
 
 /// The last rendering and the exporter's own metrics: two gzip members when the scraper
-/// accepts gzip (Prometheus does), the data's made once per refresh.
+/// accepts gzip (Prometheus does), the data's made once per refresh; otherwise the data
+/// decompressed as it is sent, then the exporter's own.
 async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) -> Response {
     let (data, own) = exposition.scrape();
     let gzipped = headers
@@ -50,25 +51,52 @@ async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) 
                 .next()
                 .is_some_and(|c| c.trim().eq_ignore_ascii_case("gzip"))
         });
-    let (first, second, encoding) = if gzipped {
-        (data.gzip.clone(), Bytes::from(gzip(own.as_bytes())), Some("gzip"))
+    let body = if gzipped {
+        let parts = [data.gzip.clone(), Bytes::from(gzip(own.as_bytes()))];
+        Body::from_stream(futures::stream::iter(parts.map(Ok::<_, std::io::Error>)))
     } else {
-        (data.plain.clone(), Bytes::from(own), None)
+        Body::from_stream(decompressed(data.gzip.clone(), Bytes::from(own)))
     };
-    let parts = futures::stream::iter([Ok::<_, std::io::Error>(first), Ok(second)]);
-    let mut response = Response::new(Body::from_stream(parts));
+    let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
         CONTENT_TYPE.parse().expect("a header value"),
     );
-    if let Some(encoding) = encoding {
-        headers.insert(
-            header::CONTENT_ENCODING,
-            encoding.parse().expect("a header value"),
-        );
+    if gzipped {
+        headers.insert(header::CONTENT_ENCODING, "gzip".parse().expect("a header value"));
     }
     response
+}
+
+/// `gzip` decompressed in pieces of 64 KiB on the blocking pool, then `tail`: a plain scrape
+/// never holds the whole text.
+fn decompressed(gzip: Bytes, tail: Bytes) -> impl futures::Stream<Item = std::io::Result<Bytes>> {
+    let (sender, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(4);
+    tokio::task::spawn_blocking(move || {
+        let mut reader = flate2::read::GzDecoder::new(&gzip[..]);
+        loop {
+            let mut piece = vec![0; 64 * 1024];
+            match std::io::Read::read(&mut reader, &mut piece) {
+                Ok(0) => break,
+                Ok(n) => {
+                    piece.truncate(n);
+                    // The scraper went away: stop.
+                    if sender.blocking_send(Ok(Bytes::from(piece))).is_err() {
+                        return;
+                    }
+                }
+                Err(error) => {
+                    let _ = sender.blocking_send(Err(error));
+                    return;
+                }
+            }
+        }
+        let _ = sender.blocking_send(Ok(tail));
+    });
+    futures::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|piece| (piece, receiver))
+    })
 }
 
 /// 200 while the exporter runs; `refreshed` says whether a refresh has ended (before it,

@@ -618,3 +618,34 @@ fn bad_arguments_exit_2_naming_the_rule_before_any_request() {
     }
     assert_eq!(emulator.counters().token, 0);
 }
+
+#[test]
+fn tasks_removed_from_the_account_disappear_and_come_back() {
+    let emulator = Emulator::spawn_thread(Config::default()).unwrap();
+    let exporter = Exporter::start(&emulator, &["--service", "10011", "10014"]);
+    let metrics = exporter.refreshed_after(0.0);
+    let sites = |m: &Metrics| m.task_ids("monapi_site_uptime_ratio");
+    let services = |m: &Metrics| m.task_ids("monapi_service_task_info");
+    let all_sites: BTreeSet<String> = (20001..=20005).map(|id: u64| id.to_string()).collect();
+    assert_eq!(sites(&metrics), all_sites);
+    assert_eq!(services(&metrics), ["10011", "10014"].map(String::from).into());
+    assert!(emulator.remove_task(20002).unwrap());
+    assert!(emulator.remove_task(10014).unwrap());
+    let removed = exporter.refresh(&metrics);
+    assert_eq!(
+        removed.value("monapi_up", &[]),
+        Some(1.0),
+        "a removal is no failure"
+    );
+    let mut left = all_sites.clone();
+    left.remove("20002");
+    assert_eq!(sites(&removed), left);
+    assert!(removed
+        .find("monapi_site_task_info", &[("task_id", "20002")])
+        .next()
+        .is_none());
+    assert_eq!(services(&removed), ["10011".to_string()].into());
+    assert!(emulator.restore_task(20002).unwrap());
+    let restored = exporter.refresh(&removed);
+    assert_eq!(sites(&restored), all_sites);
+}
