@@ -144,9 +144,10 @@ def main() -> None:
                 times.append(took * 1000)
             times.sort()
             kind = "gzip" if gzip else "plain"
+            p95 = times[int(len(times) * 0.95) - 1]
             print(
                 f"scrape ({kind}, {count}x): median {statistics.median(times):.1f} ms, "
-                f"max {times[-1]:.1f} ms, {len(body) / 1e6:.1f} MB"
+                f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms, {len(body) / 1e6:.1f} MB"
             )
         _, plain = exporter.scrape(False)
         series = sum(1 for line in plain.split(b"\n") if line and not line.startswith(b"#"))

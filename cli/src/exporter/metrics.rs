@@ -16,7 +16,7 @@ use flate2::write::GzEncoder;
 use prometheus::proto::{Gauge, LabelPair, Metric, MetricFamily, MetricType};
 use prometheus::{Encoder, IntCounterVec, Opts, Registry, TextEncoder};
 
-use super::refresh::{Outcome, PointState, SiteState, Snapshot, WINDOWS};
+use super::refresh::{Outcome, PointState, SiteState, Snapshot, Task, WINDOWS};
 
 /// The content type of the text format.
 pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -365,7 +365,7 @@ fn site_families(family: &mut Family, snapshot: &Snapshot) {
 }
 
 fn service_families(family: &mut Family, snapshot: &Snapshot) {
-    let labels = |task: &monapi::ServiceTask| -> Labels {
+    let labels = |task: &Task| -> Labels {
         vec![
             ("task_id", task.task_id.to_string()),
             ("task_name", task.task_name.clone()),
@@ -525,11 +525,13 @@ mod tests {
         Snapshot {
             slo: Some(0.99),
             sites: vec![SiteState {
-                task: serde_json::from_value(site).unwrap(),
+                task: serde_json::from_value::<monapi::SiteTask>(site).unwrap().into(),
                 points: vec![point(0, "平均"), point(3, "广州移动")],
             }],
             services: vec![ServiceState {
-                task: serde_json::from_value(service).unwrap(),
+                task: serde_json::from_value::<monapi::ServiceTask>(service)
+                    .unwrap()
+                    .into(),
                 values: vec![LastValue {
                     series: "main".into(),
                     metric: "qps".into(),

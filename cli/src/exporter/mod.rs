@@ -88,6 +88,7 @@ pub(crate) struct ExporterArgs {
 /// Runs the exporter until SIGINT or SIGTERM: exit code 0; 2 for a bad argument (nothing
 /// sent); 1 when the client cannot be made or the address not bound.
 pub(crate) async fn run(args: ExporterArgs) -> ExitCode {
+    limit_arenas();
     match serve(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -168,9 +169,23 @@ async fn refresh_loop(mut refresher: Refresher, exposition: Arc<Exposition>, int
     }
 }
 
-/// Returns the heap's free pages to the system. A refresh's reports come and go (a 30-day
-/// start holds hundreds of megabytes at once), and glibc's allocator otherwise keeps what
-/// they freed, spread over its per-thread arenas, as the process's resident memory.
+/// Keeps a long-running exporter's memory to what it holds. A refresh's reports come and go
+/// (a 30-day start holds hundreds of megabytes at once) while the summaries it keeps are
+/// allocated among them: glibc's allocator, with an arena per thread that allocates, keeps
+/// the pages those few pin in every arena, and once a large buffer is freed it serves the
+/// next ones from the arenas too. Two arenas, large buffers always mapped (and unmapped when
+/// freed), and a trim after each refresh make the resident memory what the exporter holds
+/// (bench/RESULTS.md, "Exporter").
+fn limit_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's settings.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+    }
+}
+
+/// Returns the heap's free pages to the system (see [`limit_arenas`]).
 fn give_back_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases memory the allocator holds free.

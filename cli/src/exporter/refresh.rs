@@ -34,11 +34,11 @@ pub(crate) struct Filters {
 }
 
 impl Filters {
-    fn site(&self, task: &SiteTask) -> bool {
+    fn site(&self, task: &Task) -> bool {
         chosen(&self.sites, &self.exclude_sites, &task.task_id) && self.task_type(&task.task_type)
     }
 
-    fn service(&self, task: &ServiceTask) -> bool {
+    fn service(&self, task: &Task) -> bool {
         chosen(&self.services, &self.exclude_services, &task.task_id) && self.task_type(&task.task_type)
     }
 
@@ -52,6 +52,45 @@ fn chosen<T: PartialEq>(only: &[T], except: &[T], value: &T) -> bool {
     (only.is_empty() || only.contains(value)) && !except.contains(value)
 }
 
+/// What the metrics show of a task (the rest of its settings is not kept: a thousand sites'
+/// other fields are megabytes).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Task {
+    pub(crate) task_id: u64,
+    pub(crate) task_name: String,
+    pub(crate) task_type: String,
+    /// What a site task checks (its address); empty for a service task.
+    pub(crate) task_summary: String,
+    pub(crate) task_status: String,
+    pub(crate) frequency: Option<u32>,
+}
+
+impl From<SiteTask> for Task {
+    fn from(task: SiteTask) -> Self {
+        Task {
+            task_id: task.task_id,
+            task_name: task.task_name,
+            task_type: task.task_type,
+            task_summary: task.task_summary,
+            task_status: task.task_status,
+            frequency: task.frequency,
+        }
+    }
+}
+
+impl From<ServiceTask> for Task {
+    fn from(task: ServiceTask) -> Self {
+        Task {
+            task_id: task.task_id,
+            task_name: task.task_name,
+            task_type: task.task_type,
+            task_summary: String::new(),
+            task_status: task.task_status,
+            frequency: task.frequency,
+        }
+    }
+}
+
 /// What one refresh found: the values of the metrics.
 #[derive(Debug, Default)]
 pub(crate) struct Snapshot {
@@ -63,7 +102,7 @@ pub(crate) struct Snapshot {
 
 #[derive(Clone, Debug)]
 pub(crate) struct SiteState {
-    pub(crate) task: SiteTask,
+    pub(crate) task: Task,
     pub(crate) points: Vec<PointState>,
 }
 
@@ -92,7 +131,7 @@ pub(crate) struct WindowState {
 
 #[derive(Clone, Debug)]
 pub(crate) struct ServiceState {
-    pub(crate) task: ServiceTask,
+    pub(crate) task: Task,
     pub(crate) values: Vec<LastValue>,
 }
 
@@ -120,8 +159,8 @@ pub(crate) struct Refresher {
     /// The last values of each part, for a part that fails.
     sites: HashMap<u64, SiteState>,
     services: HashMap<u64, ServiceState>,
-    site_list: Vec<SiteTask>,
-    service_list: Vec<ServiceTask>,
+    site_list: Vec<Task>,
+    service_list: Vec<Task>,
     agents: Agents,
 }
 
@@ -153,11 +192,23 @@ impl Refresher {
             self.client.agents(),
         );
         match sites {
-            Ok(list) => self.site_list = list.into_iter().filter(|t| self.filters.site(t)).collect(),
+            Ok(list) => {
+                self.site_list = list
+                    .into_iter()
+                    .map(Task::from)
+                    .filter(|t| self.filters.site(t))
+                    .collect()
+            }
             Err(error) => failures.push(error),
         }
         match services {
-            Ok(list) => self.service_list = list.into_iter().filter(|t| self.filters.service(t)).collect(),
+            Ok(list) => {
+                self.service_list = list
+                    .into_iter()
+                    .map(Task::from)
+                    .filter(|t| self.filters.service(t))
+                    .collect()
+            }
             Err(error) => failures.push(error),
         }
         match agents {
@@ -197,7 +248,7 @@ impl Refresher {
         // Tasks gone from the account (or the filters) are forgotten.
         self.history.retain(|id, _| listed.contains(id));
         self.sites.retain(|id, _| listed.contains(id));
-        let plans: Vec<(SiteTask, Vec<DateRange>)> = self
+        let plans: Vec<(Task, Vec<DateRange>)> = self
             .site_list
             .iter()
             .map(|task| {
@@ -375,8 +426,10 @@ mod tests {
 
     #[test]
     fn filters_have_inclusion_and_exclusion_forms() {
-        let site = |id: u64, kind: &str| -> SiteTask {
-            serde_json::from_value(serde_json::json!({"task_id": id.to_string(), "task_type": kind})).unwrap()
+        let site = |id: u64, kind: &str| Task {
+            task_id: id,
+            task_type: kind.into(),
+            ..Task::default()
         };
         let filters = Filters {
             sites: vec![1, 2],
