@@ -127,3 +127,15 @@ def zone(emulator: Emulator) -> datetime.timezone:
     sign = -1 if text[0] == "-" else 1
     hours, minutes = text[1:].split(":")
     return datetime.timezone(sign * datetime.timedelta(hours=int(hours), minutes=int(minutes)))
+
+
+def demo_env(emulator: Emulator) -> dict[str, str]:
+    """This environment with the demo account of `emulator` in its `MONAPI_*` variables."""
+    return {
+        **os.environ,
+        "MONAPI_BASE_URL": emulator.base_url,
+        "MONAPI_CLIENT_ID": "demo_id",
+        "MONAPI_CLIENT_SECRET": DEMO_SECRET,
+        "MONAPI_USERNAME": "test@example.com",
+        "MONAPI_PASSWORD": DEMO_PASSWORD,
+    }

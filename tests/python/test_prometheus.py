@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import pathlib
 import signal
 import socket
@@ -38,7 +37,15 @@ import yaml
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, ROOT, monapi_binary, zone
+from helpers import (
+    DEMO_PASSWORD,
+    DEMO_PASSWORD_MD5,
+    DEMO_SECRET,
+    ROOT,
+    demo_env,
+    monapi_binary,
+    zone,
+)
 
 EXAMPLES = ROOT / "examples"
 SITES = range(20001, 20006)
@@ -70,14 +77,7 @@ class Exporter:
     """`monapi exporter --listen 127.0.0.1:0` against `emulator`; its stderr collected."""
 
     def __init__(self, emulator: Emulator, *args: str) -> None:
-        env = {
-            **os.environ,
-            "MONAPI_BASE_URL": emulator.base_url,
-            "MONAPI_CLIENT_ID": "demo_id",
-            "MONAPI_CLIENT_SECRET": DEMO_SECRET,
-            "MONAPI_USERNAME": "test@example.com",
-            "MONAPI_PASSWORD": DEMO_PASSWORD,
-        }
+        env = demo_env(emulator)
         command = [monapi_binary(), "exporter", "--listen", "127.0.0.1:0", *args]
         self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
         self.stderr: list[str] = []

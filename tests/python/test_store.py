@@ -23,7 +23,7 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, monapi_binary, zone
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, demo_env, monapi_binary, zone
 
 SERVICE = 10011
 SITE = 20001
@@ -563,14 +563,7 @@ def test_a_store_written_by_the_command_line_is_read_by_python(
     emulator: Emulator, client: monapi.Client, tmp_path: pathlib.Path
 ) -> None:
     first, last = days_ago(emulator, 4), days_ago(emulator, 2)
-    env = {
-        **os.environ,
-        "MONAPI_BASE_URL": emulator.base_url,
-        "MONAPI_CLIENT_ID": "demo_id",
-        "MONAPI_CLIENT_SECRET": DEMO_SECRET,
-        "MONAPI_USERNAME": "test@example.com",
-        "MONAPI_PASSWORD": DEMO_PASSWORD,
-    }
+    env = demo_env(emulator)
     command = [monapi_binary(), "sync", str(tmp_path), "--task", str(SERVICE), str(SITE)]
     command += ["--from", first.isoformat(), "--to", last.isoformat()]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

@@ -75,7 +75,8 @@ fn core<T>(future: impl std::future::Future<Output = T>) -> T {
         .block_on(future)
 }
 
-fn client(emulator: &Emulator) -> Client {
+/// A client of the demo account of `emulator`.
+pub(crate) fn client(emulator: &Emulator) -> Client {
     Client::builder()
         .base_url(emulator.base_url())
         .client_id("demo_id")

@@ -17,7 +17,7 @@ use monapi::table::arrow_array::{Array, StringArray};
 use monapi::{Client, DateRange, Monitor};
 use monapi_emulator::{Config, Emulator, Faults};
 
-use crate::export::monapi;
+use crate::export::{client, monapi};
 
 /// A running exporter: its address, its stderr so far; killed when dropped.
 struct Exporter {
@@ -171,17 +171,6 @@ impl Metrics {
             .map(|(_, l, _)| l["task_id"].clone())
             .collect()
     }
-}
-
-fn client(emulator: &Emulator) -> Client {
-    Client::builder()
-        .base_url(emulator.base_url())
-        .client_id("demo_id")
-        .client_secret("demo_secret")
-        .username("test@example.com")
-        .password("123456")
-        .build()
-        .unwrap()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -552,8 +541,20 @@ fn a_failed_refresh_keeps_the_last_values_and_sets_monapi_up_to_0() {
     for secret in ["123456", "demo_secret", md5.expose()] {
         assert!(!stderr.contains(secret) && !body.contains(secret), "{secret}");
     }
+    // Answers that are not what the service sends: bodies garbled or cut short. Still no
+    // panic, the last values stand.
+    emulator
+        .set_faults(Faults {
+            malformed_body: 0.5,
+            truncated_body: 0.5,
+            ..Faults::default()
+        })
+        .unwrap();
+    let garbled = exporter.refresh(&failed);
+    assert_eq!(garbled.value("monapi_up", &[]), Some(0.0));
+    assert_eq!(site(&garbled), site(&metrics));
     emulator.set_faults(Faults::default()).unwrap();
-    let recovered = exporter.refresh(&failed);
+    let recovered = exporter.refresh(&garbled);
     assert_eq!(recovered.value("monapi_up", &[]), Some(1.0));
 }
 
