@@ -26,9 +26,6 @@ use refresh::{Filters, Refresher};
 /// and register it there. This one is ours (to be registered with the first release).
 pub(crate) const DEFAULT_PORT: u16 = 39126;
 
-/// The service's finest check frequency: refreshing more often finds nothing new.
-const SHORTEST_INTERVAL_SECS: u64 = 60;
-
 const AFTER_HELP: &str = "\
 Metrics (labels task_id, task_name, task_type, monitor_id, monitor on every site series;
 monitor_id 0 is the average of the points):
@@ -102,13 +99,7 @@ pub(crate) async fn run(args: ExporterArgs) -> ExitCode {
 }
 
 async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
-    if args.interval < SHORTEST_INTERVAL_SECS {
-        return Err(Box::new(monapi::Error::invalid_input(
-            None,
-            "interval",
-            "must be at least 60 seconds (the service's finest check frequency)",
-        )));
-    }
+    monapi::table::health::check_refresh_interval("interval", Duration::from_secs(args.interval))?;
     if let Some(slo) = args.slo {
         monapi::table::health::check_slo("slo", slo)?;
     }

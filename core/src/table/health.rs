@@ -229,6 +229,26 @@ pub fn check_slo(field: &str, slo: f64) -> crate::Result<()> {
     ))
 }
 
+/// The rule of how often a dashboard or an exporter asks for today's reports: at least every
+/// 60 seconds apart, the service's finest check frequency (more often finds nothing new).
+///
+/// ```
+/// use std::time::Duration;
+/// use monapi::table::health::check_refresh_interval;
+/// assert!(check_refresh_interval("interval", Duration::from_secs(300)).is_ok());
+/// assert_eq!(check_refresh_interval("interval", Duration::from_secs(59)).unwrap_err().field(), Some("interval"));
+/// ```
+pub fn check_refresh_interval(field: &str, interval: std::time::Duration) -> crate::Result<()> {
+    if interval.as_secs() >= 60 {
+        return Ok(());
+    }
+    Err(crate::Error::invalid_input(
+        None,
+        field,
+        "must be at least 60 seconds (the service's finest check frequency)",
+    ))
+}
+
 /// A site report's tables summarized per monitoring point (by `monitor_id`; 0 is the
 /// average) and day of `timezone`.
 pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, PointSummary> {
