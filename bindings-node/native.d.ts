@@ -142,6 +142,17 @@ export declare class NativeEmulator {
   get caPath(): string | null
   /** The time zone of its days, e.g. `+08:00`. */
   get timezone(): string
+  /** The world of its site reports, `realistic` or `stressed`. */
+  world(): string
+  /** Its clock's reading, milliseconds since the epoch (for a `Date`). */
+  nowMs(): number
+  /**
+   * Fixes its clock at `now` (RFC 3339, or a local date and time in its zone), or with
+   * `null` makes it follow the system clock.
+   */
+  setNow(now?: string | undefined | null): void
+  /** Fixes its clock `seconds` later: the new reading, milliseconds since the epoch. */
+  advance(seconds: number): number
   /** Whether `stop()` was called. */
   get stopped(): boolean
   /** Request counters as JSON. */
@@ -311,6 +322,10 @@ export interface NativeEmulatorOptions {
   bandwidthMbps?: number
   /** The modelled link's round trip, in milliseconds. */
   rttMs?: number
+  /** The world of the site reports: `realistic` (the default) or `stressed`. */
+  world?: string
+  /** Fix the clock at this instant (RFC 3339, or a local date and time in its zone). */
+  now?: string
 }
 
 /**

@@ -43,6 +43,10 @@ pub struct NativeEmulatorOptions {
     pub bandwidth_mbps: Option<f64>,
     /// The modelled link's round trip, in milliseconds.
     pub rtt_ms: Option<f64>,
+    /// The world of the site reports: `realistic` (the default) or `stressed`.
+    pub world: Option<String>,
+    /// Fix the clock at this instant (RFC 3339, or a local date and time in its zone).
+    pub now: Option<String>,
 }
 
 /// The emulator's fault settings as JavaScript names them (`FaultSettings` in index.d.ts);
@@ -246,6 +250,12 @@ impl NativeEmulator {
             if let Some(text) = options.timezone {
                 config.timezone = monapi::input::timezone(&text)?;
             }
+            if let Some(name) = options.world {
+                config.world = name.parse().map_err(refused)?;
+            }
+            if let Some(text) = options.now {
+                config.now = Some(monapi_emulator::instant("now", &text, config.timezone).map_err(refused)?);
+            }
             config.check().map_err(refused)?;
             let emulator = Emulator::spawn_thread(config).map_err(|e| {
                 Failure::from(Fields {
@@ -297,6 +307,42 @@ impl NativeEmulator {
     #[napi(catch_unwind, getter)]
     pub fn timezone(&self) -> String {
         self.timezone.clone()
+    }
+
+    /// The world of its site reports, `realistic` or `stressed`.
+    #[napi(catch_unwind)]
+    pub fn world(&self, env: Env) -> napi::Result<String> {
+        guard(&env, || self.with(|e| e.world().name().to_string()))
+    }
+
+    /// Its clock's reading, milliseconds since the epoch (for a `Date`).
+    #[napi(catch_unwind)]
+    pub fn now_ms(&self, env: Env) -> napi::Result<f64> {
+        guard(&env, || self.with(|e| e.now().timestamp_millis() as f64))
+    }
+
+    /// Fixes its clock at `now` (RFC 3339, or a local date and time in its zone), or with
+    /// `null` makes it follow the system clock.
+    #[napi(catch_unwind)]
+    pub fn set_now(&self, env: Env, now: Option<String>) -> napi::Result<()> {
+        guard(&env, || {
+            let timezone = self.with(|e| e.timezone())?;
+            let now = now
+                .map(|text| monapi_emulator::instant("now", &text, timezone))
+                .transpose()
+                .map_err(refused)?;
+            self.with(|e| e.set_now(now))?.map_err(refused)
+        })
+    }
+
+    /// Fixes its clock `seconds` later: the new reading, milliseconds since the epoch.
+    #[napi(catch_unwind)]
+    pub fn advance(&self, env: Env, seconds_: f64) -> napi::Result<f64> {
+        guard(&env, || {
+            let by = token_ttl("seconds", seconds_)?;
+            let now = self.with(|e| e.advance(by))?.map_err(refused)?;
+            Ok(now.timestamp_millis() as f64)
+        })
     }
 
     /// Whether `stop()` was called.

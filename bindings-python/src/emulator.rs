@@ -5,8 +5,8 @@ use std::mem::ManuallyDrop;
 use std::sync::Mutex;
 
 use monapi_emulator::{
-    Config, ConfigError, FaultKind, Faults, PastEndPage, Quirks, TimeUnit, DEMO_CLIENT_ID,
-    DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+    Config, FaultKind, Faults, PastEndPage, Quirks, TimeUnit, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
+    DEMO_PASSWORD, DEMO_USERNAME,
 };
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -16,8 +16,12 @@ use crate::args::TaskId;
 use crate::clients::{AsyncClient, Client};
 use crate::decode::value_to_py;
 
-use crate::errors::{to_pyerr, validation};
+use crate::errors::to_pyerr;
 use crate::runtime::lock;
+
+#[path = "emulator_clock.rs"]
+mod clock;
+use clock::refused;
 
 struct Running {
     /// The process that started it: a forked child has a copy without its thread.
@@ -34,11 +38,6 @@ impl Drop for Running {
             unsafe { ManuallyDrop::drop(&mut self.emulator) }
         }
     }
-}
-
-/// A setting the emulator refused, as a `ValidationError` naming it and the rule.
-fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
-    validation(py, None, error.field(), error.rule())
 }
 
 /// The bundled emulator of the monitoring service, running in this process.
@@ -86,6 +85,13 @@ fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
 /// compression : list of str, default ["gzip", "deflate"]
 ///     The encodings it compresses answers with when a request accepts them, the first
 ///     accepted winning, as the service's front end gzips; ``[]`` never compresses.
+/// world : {"realistic", "stressed"}, default "realistic"
+///     Sites up at almost every check with rare faults, or the stressed world of faults in
+///     every report (a point of each site down today), for benchmarks.
+/// now : datetime or str, optional
+///     Fix its clock at this instant (an aware ``datetime``, RFC 3339 text, or a local date
+///     and time such as ``"2026-11-01 10:02"``): no report has a check after it, and "today"
+///     is its day. The system clock by default. See :meth:`set_now`.
 ///
 /// Examples
 /// --------
@@ -145,7 +151,7 @@ impl Emulator {
 #[pymethods]
 impl Emulator {
     #[new]
-    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, site_tasks=5, refresh_token_ttl=1209600.0, timezone=None, tls=false, compression=None, bandwidth_mbps=None, rtt_ms=0.0))]
+    #[pyo3(signature = (*, seed=42, token_ttl=3600.0, latency=0.0, service_tasks=120, site_tasks=5, refresh_token_ttl=1209600.0, timezone=None, tls=false, compression=None, bandwidth_mbps=None, rtt_ms=0.0, world=None, now=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -160,6 +166,8 @@ impl Emulator {
         compression: Option<Vec<String>>,
         bandwidth_mbps: Option<f64>,
         rtt_ms: f64,
+        world: Option<&str>,
+        now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let timezone = match timezone {
             Some(text) => monapi::input::timezone(text).map_err(|e| to_pyerr(py, e))?,
@@ -191,6 +199,10 @@ impl Emulator {
                 .map_err(|e| refused(py, e))?,
             rtt: monapi_emulator::rtt("rtt_ms", rtt_ms, TimeUnit::Milliseconds)
                 .map_err(|e| refused(py, e))?,
+            world: clock::world(py, world)?,
+            now: now
+                .map(|now| clock::instant(py, "now", now, timezone))
+                .transpose()?,
             ..Config::default()
         };
         config.check().map_err(|e| refused(py, e))?;
@@ -549,8 +561,9 @@ impl Emulator {
         self.with(|e| e.expire_refresh_tokens())
     }
 
-    /// Back to the state at start: counters zero, knobs as started (no faults, no quirks),
-    /// created tasks gone, every token revoked, no site failing, every removed task back.
+    /// Back to the state at start: counters zero, knobs as started (no faults, no quirks, the
+    /// clock as configured), created tasks gone, every token revoked, no site failing, every
+    /// removed task back.
     ///
     /// Examples
     /// --------
@@ -559,6 +572,60 @@ impl Emulator {
     /// 0
     fn reset(&self) -> PyResult<()> {
         self.with(|e| e.reset())
+    }
+
+    /// The emulator's clock, an aware ``datetime`` in UTC: no report has a check after it.
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(now="2026-11-01T10:02:00+08:00").now.isoformat()
+    /// '2026-11-01T02:02:00+00:00'
+    #[getter]
+    fn now(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        clock::to_datetime(py, self.with(|e| e.now())?)
+    }
+
+    /// The world of its reports, ``"realistic"`` or ``"stressed"``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(world="stressed").world
+    /// 'stressed'
+    #[getter]
+    fn world(&self) -> PyResult<&'static str> {
+        self.with(|e| e.world().name())
+    }
+
+    /// Fix its clock at ``now`` (as the ``now`` option takes it), or with ``None`` make it
+    /// follow the system clock, from the next request on.
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``now`` is before 00:00 of the day its task lists were built for (its clock's day
+    ///     at start; their last checks would come after it), or not an instant.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_now("2026-11-01 10:02")
+    fn set_now(&self, py: Python<'_>, now: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let timezone = self.with(|e| e.timezone())?;
+        let now = now
+            .map(|now| clock::instant(py, "now", now, timezone))
+            .transpose()?;
+        self.with(|e| e.set_now(now))?.map_err(|e| refused(py, e))
+    }
+
+    /// Fix its clock ``seconds`` later than its reading; returns the new reading.
+    ///
+    /// Examples
+    /// --------
+    /// >>> later = emulator.advance(300)
+    fn advance(&self, py: Python<'_>, seconds: f64) -> PyResult<Py<PyAny>> {
+        let by =
+            monapi_emulator::token_ttl("seconds", seconds, TimeUnit::Seconds).map_err(|e| refused(py, e))?;
+        let now = self.with(|e| e.advance(by))?.map_err(|e| refused(py, e))?;
+        clock::to_datetime(py, now)
     }
 
     /// Requests served so far, by endpoint.

@@ -150,6 +150,15 @@ struct ServeArgs {
     /// it once (twice with --tls), each answer once more.
     #[arg(long, default_value_t = 0)]
     rtt_ms: u64,
+    /// The world of the site reports: `realistic` (sites up at almost every check, rare
+    /// faults) or `stressed` (faults in every report, a point of each site down today).
+    #[arg(long, default_value_t = monapi_emulator::World::Realistic)]
+    world: monapi_emulator::World,
+    /// Fix the emulator's clock at this instant (RFC 3339, or a date and time in its time
+    /// zone: `2026-11-01 10:02`): no report has a check after it. The system clock when left
+    /// out.
+    #[arg(long)]
+    now: Option<String>,
 }
 
 /// A `--timezone` (the core's rule: `+08:00`, `-05:30`, `UTC`).
@@ -322,6 +331,13 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         compression,
         bandwidth_mbps: args.bandwidth_mbps,
         rtt: Duration::from_millis(args.rtt_ms),
+        world: args.world,
+        now: args
+            .now
+            .as_deref()
+            .map(|now| monapi_emulator::instant("now", now, args.timezone))
+            .transpose()
+            .map_err(refused)?,
         ..Config::default()
     };
     // Refused by the emulator's own rule.

@@ -9,17 +9,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use chrono::{FixedOffset, NaiveDate};
+use chrono::FixedOffset;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clock::Clock;
 use crate::config::{Config, ConfigError, Encoding, FaultKind, Faults, Quirks, LONGEST_TOKEN_TTL};
 use crate::link::Link;
 use crate::reports::{check_at_or_before, check_interval, Outage, Range, ReportCache};
 use crate::rng::{hash, SplitMix};
 use crate::state::{
-    ServiceTask, SiteTask, World, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK, FIRST_SERVICE_TASK,
+    Seeded, ServiceTask, SiteTask, FIRST_CREATED_SERVICE_TASK, FIRST_SERVER_TASK, FIRST_SERVICE_TASK,
     FIRST_SITE_TASK,
 };
 
@@ -228,7 +229,9 @@ const ACCESS_TOKENS_KEPT: usize = 10_000;
 pub(crate) struct App {
     /// The zone of the emulator's days (fixed at start: the task list is built in it).
     pub(crate) timezone: FixedOffset,
-    pub(crate) world: Arc<World>,
+    /// The emulator's clock: the reports stop at it.
+    pub(crate) clock: Clock,
+    pub(crate) world: Arc<Seeded>,
     pub(crate) cache: ReportCache,
     /// The encodings answers are compressed with, in order of preference (fixed at start).
     pub(crate) compression: Vec<Encoding>,
@@ -264,10 +267,12 @@ fn md5_hex(text: &str) -> String {
 
 impl App {
     pub(crate) fn new(config: &Config) -> App {
-        let today = today_in(config.timezone);
+        let clock = Clock::new(config.timezone, config.now);
+        let today = clock.today();
         App {
             timezone: config.timezone,
-            world: Arc::new(World::new(config, today)),
+            clock,
+            world: Arc::new(Seeded::new(config, today)),
             cache: ReportCache::default(),
             compression: config.compression.clone(),
             link: Arc::new(Link::new(config.bandwidth_mbps, config.rtt)),
@@ -422,8 +427,8 @@ impl App {
         })
     }
 
-    /// Back to the state at start; the report cache stays (its bodies depend only on
-    /// the seed and the request).
+    /// Back to the state at start (the clock as configured too); the report cache stays
+    /// (its bodies depend only on their keys).
     pub(crate) fn reset(&self) {
         {
             let mut knobs = self.knobs();
@@ -440,6 +445,7 @@ impl App {
         *lock(&self.created) = Created::new();
         lock(&self.outages).clear();
         *lock(&self.removed) = Removed::default();
+        self.clock.reset();
         self.counters
             .all()
             .iter()
@@ -707,16 +713,6 @@ fn ids(first: u32, count: usize) -> String {
         1 => format!("this emulator has {first}"),
         count => format!("{first} to {}", first as usize + count - 1),
     }
-}
-
-/// The current unix time, seconds.
-pub(crate) fn unix_now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
-
-/// The current day in `timezone`.
-pub(crate) fn today_in(timezone: FixedOffset) -> NaiveDate {
-    chrono::Utc::now().with_timezone(&timezone).date_naive()
 }
 
 fn fault_rng(seed: u64) -> SplitMix {

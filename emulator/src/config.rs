@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use chrono::FixedOffset;
+use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Serialize};
 
 /// Client id of the demo API client that [`Config::default`] registers.
@@ -84,6 +84,14 @@ pub struct Config {
     /// waits it once (TCP's handshake; twice over HTTPS, with TLS 1.3's), each answer once
     /// more. Default zero.
     pub rtt: Duration,
+    /// The world the reports show (see [`World`]): by default [`World::Realistic`], sites
+    /// that are up at almost every check.
+    pub world: World,
+    /// The emulator's clock: `None` (the default) follows the system clock; an instant fixes
+    /// it there (it does not move until set or advanced again, see
+    /// [`Emulator::set_now`](crate::Emulator::set_now)). No report has a check after it, and
+    /// "today" is its day in [`Config::timezone`]. Tokens expire on the system clock.
+    pub now: Option<DateTime<Utc>>,
 }
 
 impl Default for Config {
@@ -106,6 +114,8 @@ impl Default for Config {
             compression: vec![Encoding::Gzip, Encoding::Deflate],
             bandwidth_mbps: None,
             rtt: Duration::ZERO,
+            world: World::default(),
+            now: None,
         }
     }
 }
@@ -133,6 +143,8 @@ impl fmt::Debug for Config {
             .field("compression", &self.compression)
             .field("bandwidth_mbps", &self.bandwidth_mbps)
             .field("rtt", &self.rtt)
+            .field("world", &self.world)
+            .field("now", &self.now)
             .finish()
     }
 }
@@ -439,6 +451,101 @@ impl Faults {
             ("corrupt_gzip", FaultKind::CorruptGzip, self.corrupt_gzip),
         ]
     }
+}
+
+/// The world an emulator's site reports show; both are seeded and deterministic.
+///
+/// In JSON, in the bindings and on the command line: `"realistic"`, `"stressed"`.
+///
+/// ```
+/// use monapi_emulator::World;
+/// assert_eq!(World::default(), World::Realistic);
+/// assert_eq!("stressed".parse(), Ok(World::Stressed));
+/// assert_eq!("calm".parse::<World>().unwrap_err().field(), "world");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum World {
+    /// Sites that are up at almost every check, as real ones are: each site has a fault
+    /// every few days to weeks (its own pace, from the seed), lasting 5 minutes to an hour,
+    /// at one, two or (rarely) every monitoring point; now and then a slow check.
+    #[default]
+    Realistic,
+    /// The world of the emulator's first versions, for benchmarks and tests that need faults
+    /// in every report: half the points flaky, with zero to two faults a day each, a point of
+    /// every site down since a morning hour today, and 3% of checks slow.
+    Stressed,
+}
+
+impl World {
+    /// Every world, in the order of their names.
+    const ALL: [World; 2] = [World::Realistic, World::Stressed];
+
+    /// Its name in JSON, in the bindings and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            World::Realistic => "realistic",
+            World::Stressed => "stressed",
+        }
+    }
+}
+
+impl fmt::Display for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for World {
+    type Err = ConfigError;
+
+    fn from_str(name: &str) -> Result<Self, ConfigError> {
+        World::ALL
+            .into_iter()
+            .find(|world| world.name() == name)
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "world",
+                    format!("must be one of realistic, stressed, got {name:?}"),
+                )
+            })
+    }
+}
+
+/// An instant for [`Config::now`] given as text by a language's option or the command line:
+/// RFC 3339 (`2026-11-01T10:02:00+08:00`), or a date and time without an offset in the
+/// emulator's time zone `timezone` (`2026-11-01 10:02` or `2026-11-01T10:02:00`). Anything
+/// else is refused naming `field`.
+///
+/// ```
+/// use monapi_emulator::{instant, SERVICE_TIMEZONE};
+/// let utc = instant("now", "2026-11-01 10:02", SERVICE_TIMEZONE).unwrap();
+/// assert_eq!(utc.to_rfc3339(), "2026-11-01T02:02:00+00:00");
+/// assert_eq!(instant("now", "2026-11-01T10:02:00+08:00", SERVICE_TIMEZONE), Ok(utc));
+/// assert!(instant("now", "tomorrow", SERVICE_TIMEZONE).unwrap_err().rule().contains("RFC 3339"));
+/// ```
+pub fn instant(field: &str, text: &str, timezone: FixedOffset) -> Result<DateTime<Utc>, ConfigError> {
+    if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
+        return Ok(instant.with_timezone(&Utc));
+    }
+    [
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .find_map(|format| chrono::NaiveDateTime::parse_from_str(text, format).ok())
+    .and_then(|local| local.and_local_timezone(timezone).single())
+    .map(|instant| instant.with_timezone(&Utc))
+    .ok_or_else(|| {
+        ConfigError::new(
+            field,
+            format!(
+                "must be an instant, RFC 3339 (2026-11-01T10:02:00+08:00) or a local date and \
+                     time in the emulator's time zone (2026-11-01 10:02), got {text:?}"
+            ),
+        )
+    })
 }
 
 /// A `Content-Encoding` the emulator compresses answers with (see [`Config::compression`]).

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
-use crate::app::{today_in, App};
+use crate::app::App;
 use crate::auth::authorize;
 use crate::compression::{Cached, CachedBody};
 use crate::reports::{site_report_without_checks, Range, ReportKey};
@@ -203,9 +203,11 @@ pub(crate) async fn service_report(
     query.authorize(&app)?;
     let id = task_id(&file)?;
     let task = app.service_task(id).ok_or_else(|| task_not_found(id))?;
+    let range = range(&query, &app, app.clock.today())?;
     let key = ReportKey::Service {
         task: task.id,
-        range: range(&query, &app, today_in(app.timezone))?,
+        range,
+        until: range.until(task.frequency, app.clock.unix()),
     };
     if app.quirks().no_checks {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
@@ -222,7 +224,8 @@ pub(crate) async fn site_report(
     query.authorize(&app)?;
     let id = task_id(&file)?;
     let site = app.site(id).ok_or_else(|| task_not_found(id))?;
-    let today = today_in(app.timezone);
+    let now = app.clock.now();
+    let today = now.with_timezone(&app.timezone).date_naive();
     let range = range(&query, &app, today)?;
     let monitor = match query.get("monitor") {
         None => None,
@@ -250,6 +253,7 @@ pub(crate) async fn site_report(
         monitor,
         today: range.contains(today).then_some(today),
         outages: app.outages(site.id, &range),
+        until: range.until(site.frequency, now.timestamp()),
     };
     Ok(cached_body(app.cache.get(&app.world, key).await))
 }
@@ -263,7 +267,8 @@ pub(crate) async fn distribution(
     query.authorize(&app)?;
     let id = task_id(&file)?;
     let site = app.site(id).ok_or_else(|| task_not_found(id))?;
-    let today = today_in(app.timezone);
+    let now = app.clock.now();
+    let today = now.with_timezone(&app.timezone).date_naive();
     let range = range(&query, &app, today)?;
     if app.quirks().no_checks {
         return Ok(ok_body(Bytes::from_static(PHP_EMPTY_ARRAY)));
@@ -273,6 +278,7 @@ pub(crate) async fn distribution(
         range,
         today: range.contains(today).then_some(today),
         outages: app.outages(site.id, &range),
+        until: range.until(site.frequency, now.timestamp()),
     };
     Ok(cached_body(app.cache.get(&app.world, key).await))
 }

@@ -13,8 +13,8 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::app::{unix_now, App};
-use crate::config::{bandwidth, check_latency, rtt, ConfigError, Faults, Quirks, TimeUnit};
+use crate::app::App;
+use crate::config::{bandwidth, check_latency, instant, rtt, ConfigError, Faults, Quirks, TimeUnit};
 use crate::reports::Outage;
 
 /// The hooks' routes, merged into the emulator's router.
@@ -32,6 +32,7 @@ pub(crate) fn routes() -> Router<Arc<App>> {
         .route("/_emulator/recover_site", post(recover_site))
         .route("/_emulator/remove_task", post(remove_task))
         .route("/_emulator/restore_task", post(restore_task))
+        .route("/_emulator/clock", get(clock).put(set_clock))
 }
 
 async fn counters(State(app): State<Arc<App>>) -> Response {
@@ -253,7 +254,7 @@ fn outage_answer(
 /// `Emulator::fail_site`). Answers `{"task_id","start_time","end_time":null}`.
 async fn fail_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
     outage_answer(task_id(&body, &SITE), |id| {
-        app.fail_site(id, unix_now()).map(Some)
+        app.fail_site(id, app.clock.unix()).map(Some)
     })
 }
 
@@ -261,7 +262,7 @@ async fn fail_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
 /// `Emulator::recover_site`). Answers `{"task_id","start_time","end_time"}` of the outage
 /// ended, both `null` when the site was not failing.
 async fn recover_site(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    outage_answer(task_id(&body, &SITE), |id| app.recover_site(id, unix_now()))
+    outage_answer(task_id(&body, &SITE), |id| app.recover_site(id, app.clock.unix()))
 }
 
 /// `{"task_id","changed"}`: whether `change` changed anything. An id that is no seeded task is
@@ -287,4 +288,75 @@ async fn remove_task(State(app): State<Arc<App>>, body: Bytes) -> Response {
 /// `Emulator::restore_task`).
 async fn restore_task(State(app): State<Arc<App>>, body: Bytes) -> Response {
     change_answer(&body, |id| app.restore_task(id))
+}
+
+/// `{"now","unix","fixed","today"}`: the clock's reading (RFC 3339 in the emulator's time zone,
+/// and unix seconds), whether it is fixed, and its day.
+fn clock_answer(app: &App) -> Response {
+    let now = app.clock.now();
+    Json(json!({
+        "now": now.with_timezone(&app.timezone).to_rfc3339(),
+        "unix": now.timestamp(),
+        "fixed": app.clock.fixed().is_some(),
+        "today": app.clock.today().to_string(),
+    }))
+    .into_response()
+}
+
+/// `GET /_emulator/clock`: the emulator's clock.
+async fn clock(State(app): State<Arc<App>>) -> Response {
+    clock_answer(&app)
+}
+
+/// `PUT /_emulator/clock` `{"now": ...}` or `{"advance_secs": n}`: fixes the clock at an
+/// instant (unix seconds, RFC 3339, or a local date and time in the emulator's zone), makes it
+/// follow the system clock again (`"now": null`), or moves it on by `n` seconds (see
+/// `Emulator::set_now`). Answers as `GET`; a bad body changes nothing: a 400
+/// `{"error","field","rule"}`.
+async fn set_clock(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let fields = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(fields)) => fields,
+        _ => {
+            return bad_setting(
+                "now",
+                r#"the body must be a JSON object {"now": "2026-11-01T10:02:00+08:00"} or {"advance_secs": 60}"#,
+            )
+        }
+    };
+    if let Some(other) = fields.keys().find(|key| *key != "now" && *key != "advance_secs") {
+        return bad_setting(other, "unknown field, the body has now or advance_secs");
+    }
+    let done = match (fields.get("now"), fields.get("advance_secs")) {
+        (Some(_), Some(_)) => Err(ConfigError::new("advance_secs", "must not be given with now")),
+        (Some(now), None) => clock_instant(now, &app).and_then(|now| app.clock.set("now", now)),
+        (None, Some(secs)) => match secs.as_u64() {
+            Some(secs) => app.clock.advance(Duration::from_secs(secs)).map(|_| ()),
+            None => Err(ConfigError::new(
+                "advance_secs",
+                format!("must be a whole number of seconds from 0, got {secs}"),
+            )),
+        },
+        (None, None) => Err(ConfigError::new("now", "missing: the instant, or advance_secs")),
+    };
+    match done {
+        Ok(()) => clock_answer(&app),
+        Err(error) => bad_setting(error.field(), error.rule()),
+    }
+}
+
+/// The `now` of a clock body: `null` (the system clock), unix seconds, or text.
+fn clock_instant(now: &Value, app: &App) -> Result<Option<chrono::DateTime<chrono::Utc>>, ConfigError> {
+    match now {
+        Value::Null => Ok(None),
+        Value::Number(number) => number
+            .as_i64()
+            .and_then(|secs| chrono::DateTime::from_timestamp(secs, 0))
+            .map(Some)
+            .ok_or_else(|| ConfigError::new("now", format!("must be unix seconds, got {number}"))),
+        Value::String(text) => instant("now", text, app.timezone).map(Some),
+        other => Err(ConfigError::new(
+            "now",
+            format!("must be an instant (unix seconds or RFC 3339 text) or null, got {other}"),
+        )),
+    }
 }

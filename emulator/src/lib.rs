@@ -21,11 +21,13 @@
 mod app;
 mod auth;
 mod catalog;
+mod clock;
 mod compression;
 mod config;
 mod faults;
 mod handlers;
 mod hooks;
+mod incidents;
 mod link;
 mod reports;
 mod response;
@@ -47,8 +49,8 @@ use tokio::task::JoinHandle;
 
 pub use app::Counters;
 pub use config::{
-    bandwidth, encodings, latency, rtt, token_ttl, Config, ConfigError, Encoding, FaultKind, Faults,
-    PastEndPage, Quirks, TimeUnit, DEFAULT_REFRESH_TOKEN_TTL, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
+    bandwidth, encodings, instant, latency, rtt, token_ttl, Config, ConfigError, Encoding, FaultKind, Faults,
+    PastEndPage, Quirks, TimeUnit, World, DEFAULT_REFRESH_TOKEN_TTL, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET,
     DEMO_PASSWORD, DEMO_USERNAME, LEAST_BANDWIDTH_MBPS, LONGEST_LATENCY, LONGEST_RTT, LONGEST_TOKEN_TTL,
     MOST_BANDWIDTH_MBPS, MOST_SERVICE_TASKS, MOST_SITE_POINTS, MOST_SITE_TASKS, SERVICE_TIMEZONE,
 };
@@ -225,9 +227,66 @@ impl Emulator {
         self.app.timezone
     }
 
-    /// Today in its time zone: the day it serves when a report's dates are left out.
+    /// Today in its time zone, on its clock: the day it serves when a report's dates are left
+    /// out.
     pub fn today(&self) -> chrono::NaiveDate {
-        app::today_in(self.app.timezone)
+        self.app.clock.today()
+    }
+
+    /// Its clock's reading ([`Config::now`]): the instant after which no report has a check.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.app.clock.now()
+    }
+
+    /// The world its reports show ([`Config::world`]).
+    pub fn world(&self) -> World {
+        self.app.world.world
+    }
+
+    /// Fixes its clock at `now` (it stays there until set or advanced again), or with `None`
+    /// makes it follow the system clock, from the next request on. An instant before 00:00 of
+    /// the day its task lists were built for (the day of its clock at start) is refused,
+    /// naming `now`: their last checks, the day before, would come after it. [`Emulator::reset`]
+    /// sets the clock back as configured.
+    ///
+    /// ```
+    /// use monapi_emulator::{instant, Config, Emulator, SERVICE_TIMEZONE};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let ten = instant("now", "2026-11-01 10:02", SERVICE_TIMEZONE).unwrap();
+    /// let emulator = Emulator::start(Config { now: Some(ten), ..Config::default() }).await?;
+    /// assert_eq!(emulator.today().to_string(), "2026-11-01");
+    /// let noon = instant("now", "2026-11-01 12:00", SERVICE_TIMEZONE).unwrap();
+    /// emulator.set_now(Some(noon)).unwrap();
+    /// assert_eq!(emulator.now(), noon);
+    /// let before = instant("now", "2026-10-31 23:00", SERVICE_TIMEZONE).unwrap();
+    /// assert_eq!(emulator.set_now(Some(before)).unwrap_err().field(), "now");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn set_now(&self, now: Option<chrono::DateTime<chrono::Utc>>) -> Result<(), ConfigError> {
+        self.app.clock.set("now", now)
+    }
+
+    /// Fixes its clock `by` later than its reading (the system clock's, when it follows it),
+    /// and answers the new reading.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use monapi_emulator::{instant, Config, Emulator, SERVICE_TIMEZONE};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let ten = instant("now", "2026-11-01 10:00", SERVICE_TIMEZONE).unwrap();
+    /// let emulator = Emulator::start(Config { now: Some(ten), ..Config::default() }).await?;
+    /// let later = emulator.advance(Duration::from_secs(300)).unwrap();
+    /// assert_eq!((later - ten).num_seconds(), 300);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn advance(&self, by: Duration) -> Result<chrono::DateTime<chrono::Utc>, ConfigError> {
+        self.app.clock.advance(by)
     }
 
     /// A snapshot of the request counters.
@@ -343,7 +402,7 @@ impl Emulator {
     /// # }
     /// ```
     pub fn fail_site(&self, task_id: u64) -> Result<i64, ConfigError> {
-        Ok(self.app.fail_site(task_id, app::unix_now())?.start)
+        Ok(self.app.fail_site(task_id, self.app.clock.unix())?.start)
     }
 
     /// Ends the failure of site task `task_id` ([`Emulator::fail_site`]): its last check at
@@ -368,7 +427,7 @@ impl Emulator {
     pub fn recover_site(&self, task_id: u64) -> Result<Option<i64>, ConfigError> {
         Ok(self
             .app
-            .recover_site(task_id, app::unix_now())?
+            .recover_site(task_id, self.app.clock.unix())?
             .and_then(|outage| outage.end))
     }
 

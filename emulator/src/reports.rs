@@ -1,11 +1,12 @@
 //! Generation of report bodies (service report, site report, response-time
 //! distribution) and the cache that makes repeated requests a map lookup.
 //!
-//! Every generated value is a pure function of the seed, the task and the check time
-//! (or the day, for faults), so a day's data is the same whichever range it is
-//! requested in, and the same request always gives the same bytes. The one input that
-//! changes at run time, a site's forced failures ([`Outage`], `fail_site`), is part of the
-//! cache key.
+//! Every generated value is a pure function of the seed, the world, the task and the check
+//! time (or the day, for faults), so a day's data is the same whichever range it is
+//! requested in, and the same request always gives the same bytes. The inputs that change
+//! at run time are part of the cache key: a site's forced failures ([`Outage`],
+//! `fail_site`), and the emulator's clock: no report has a check after it (`until`, the
+//! task's last check at or before the clock), and a fault under way at it has no end yet.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -16,8 +17,10 @@ use chrono::{Datelike, Days, NaiveDate};
 
 use crate::catalog::{Metric, AVERAGE_NAME, BUCKETS, FAULT_CAUSES, ONGOING, SERVICE_TYPES, TIMEOUT_MS};
 use crate::compression::CachedBody;
+use crate::config::World;
+use crate::incidents::incident;
 use crate::rng::{hash, mix, signed_unit, SplitMix};
-use crate::state::{ServiceTask, SiteTask, World};
+use crate::state::{Seeded, ServiceTask, SiteTask};
 
 /// A validated, inclusive range of days in the emulator's time zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,8 +33,8 @@ pub(crate) struct Range {
 
 impl Range {
     pub(crate) fn days(&self) -> impl Iterator<Item = NaiveDate> + use<> {
-        let count = (self.end - self.start).num_days() + 1;
-        self.start.iter_days().take(count as usize)
+        let end = self.end;
+        self.start.iter_days().take_while(move |day| *day <= end)
     }
 
     pub(crate) fn contains(&self, day: NaiveDate) -> bool {
@@ -39,12 +42,12 @@ impl Range {
     }
 
     /// Unix time just after the range (00:00 of the day after `end`).
-    fn end_ts(&self) -> i64 {
+    pub(crate) fn end_ts(&self) -> i64 {
         self.day_ts(self.end + Days::new(1))
     }
 
     /// Unix time of 00:00 of `day` in the range's time zone.
-    fn day_ts(&self, day: NaiveDate) -> i64 {
+    pub(crate) fn day_ts(&self, day: NaiveDate) -> i64 {
         let utc_midnight = day
             .and_hms_opt(0, 0, 0)
             .expect("midnight exists")
@@ -66,6 +69,19 @@ impl Range {
             .filter(|outage| outage.start < after && outage.end.is_none_or(|end| end > first))
             .copied()
             .collect()
+    }
+
+    /// What a report of a task checked every `frequency` minutes over the range shows of the
+    /// clock at unix time `now`: `None` when the range ended by then (every check is there),
+    /// else its last check at or before `now` (checks after it are not there yet). A range
+    /// that starts later reads as the check just before its first, so that all of its keys
+    /// are one.
+    pub(crate) fn until(&self, frequency: u32, now: i64) -> Option<i64> {
+        let step = i64::from(frequency) * 60;
+        (now < self.end_ts()).then(|| {
+            let last = now - (now + i64::from(self.utc_offset)).rem_euclid(step);
+            last.max(self.day_ts(self.start) - step)
+        })
     }
 }
 
@@ -93,12 +109,15 @@ pub(crate) fn check_interval(site: &SiteTask) -> i64 {
 /// What a report body depends on; the cache key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum ReportKey {
+    /// `until` is [`Range::until`]: the last check there is, when the range reaches past the
+    /// clock.
     Service {
         task: u32,
         range: Range,
+        until: Option<i64>,
     },
-    /// `today` is set only when the range includes it: it adds the ongoing fault.
-    /// `outages` are the site's forced failures that reach into the range
+    /// `today` is set only when the range includes it: it adds the stressed world's ongoing
+    /// fault. `outages` are the site's forced failures that reach into the range
     /// ([`Range::outages`]), so a body made before `fail_site` is not served after it.
     Site {
         task: u32,
@@ -106,12 +125,14 @@ pub(crate) enum ReportKey {
         monitor: Option<u32>,
         today: Option<NaiveDate>,
         outages: Vec<Outage>,
+        until: Option<i64>,
     },
     Distribution {
         task: u32,
         range: Range,
         today: Option<NaiveDate>,
         outages: Vec<Outage>,
+        until: Option<i64>,
     },
 }
 
@@ -142,7 +163,7 @@ struct Entry {
 impl ReportCache {
     /// The report's body (its `identity`, generated on first use), which also keeps its
     /// compressed forms (see [`crate::compression`]).
-    pub(crate) async fn get(&self, world: &Arc<World>, key: ReportKey) -> Arc<CachedBody> {
+    pub(crate) async fn get(&self, world: &Arc<Seeded>, key: ReportKey) -> Arc<CachedBody> {
         let cached = self.cell(&key);
         let world = world.clone();
         cached
@@ -195,13 +216,13 @@ impl CacheInner {
     }
 }
 
-fn generate(world: &World, key: &ReportKey) -> String {
+fn generate(world: &Seeded, key: &ReportKey) -> String {
     match key {
-        ReportKey::Service { task, range } => {
+        ReportKey::Service { task, range, until } => {
             let task = world
                 .service_task((*task).into())
                 .expect("handler checked the task");
-            service_report(world.seed, task, *range)
+            service_report(world.seed, task, *range, *until)
         }
         ReportKey::Site {
             task,
@@ -209,9 +230,10 @@ fn generate(world: &World, key: &ReportKey) -> String {
             monitor,
             today,
             outages,
+            until,
         } => {
             let site = world.site((*task).into()).expect("handler checked the task");
-            let sampler = Sampler::new(world.seed, site, *range, *today, outages);
+            let sampler = Sampler::new(world, site, *range, *today, outages, *until);
             site_report(&sampler, *monitor)
         }
         ReportKey::Distribution {
@@ -219,9 +241,10 @@ fn generate(world: &World, key: &ReportKey) -> String {
             range,
             today,
             outages,
+            until,
         } => {
             let site = world.site((*task).into()).expect("handler checked the task");
-            distribution(&Sampler::new(world.seed, site, *range, *today, outages))
+            distribution(&Sampler::new(world, site, *range, *today, outages, *until))
         }
     }
 }
@@ -263,8 +286,9 @@ fn metric_value(metric: Metric, scale: f64, curve: f64, noise: f64, out: &mut St
 }
 
 /// `{"<series>":[{"time":"HH:MM","<field>":"<value>",...},...],...}` with every series of
-/// the task's type and one record per check over the range.
-fn service_report(seed: u64, task: &ServiceTask, range: Range) -> String {
+/// the task's type and one record per check over the range, up to `until` (see
+/// [`Range::until`]).
+fn service_report(seed: u64, task: &ServiceTask, range: Range, until: Option<i64>) -> String {
     let kind = &SERVICE_TYPES[task.kind];
     let per_day = 1440 / task.frequency;
     let days = range.days().count();
@@ -279,8 +303,12 @@ fn service_report(seed: u64, task: &ServiceTask, range: Range) -> String {
         let mut first = true;
         for day in range.days() {
             let day_number = day.num_days_from_ce() as u64;
+            let day_start = range.day_ts(day);
             for check in 0..per_day {
                 let minute = check * task.frequency;
+                if until.is_some_and(|until| day_start + i64::from(minute) * 60 > until) {
+                    break;
+                }
                 if !first {
                     out.push(',');
                 }
@@ -341,23 +369,35 @@ impl Fault {
     }
 }
 
-/// Faults of point `p` over the range, ordered by start. Each flaky point has zero to
-/// two faults a day (from a per-day seed, so a day looks the same in every range); when
-/// the range includes `today`, the task's ongoing point has a fault since
-/// `ongoing_minute` that has not ended, and no fault after it. Then the site's `outages`
+/// Faults of point `p` over the range, ordered by start: the realistic world's
+/// [`incident`]s that strike it, or in the stressed world its [`seeded_faults`]. Then the
+/// site's `outages`
 /// (`fail_site`) take their time from those faults: every point has a fault of its own for
 /// each outage, and a fault under way when an outage began (or still under way when it
 /// ended) is cut there, its part before the outage ending at the outage's start (its part
 /// after it starting at the outage's end).
 fn point_faults(
     seed: u64,
+    world: World,
     site: &SiteTask,
     p: usize,
     range: Range,
     today: Option<NaiveDate>,
     outages: &[Outage],
 ) -> Vec<Fault> {
-    let mut faults = seeded_faults(seed, site, p, range, today);
+    let mut faults = match world {
+        World::Realistic => range
+            .days()
+            .filter_map(|day| incident(seed, site, day, range.day_ts(day)))
+            .filter(|incident| incident.points.contains(&p))
+            .map(|incident| Fault {
+                start: incident.start,
+                end: Some(incident.end),
+                cause: incident.cause,
+            })
+            .collect(),
+        World::Stressed => seeded_faults(seed, site, p, range, today),
+    };
     if outages.is_empty() {
         return faults;
     }
@@ -383,7 +423,10 @@ fn outage_cause(seed: u64, site: &SiteTask, outage: &Outage) -> &'static str {
     FAULT_CAUSES[(draw % FAULT_CAUSES.len() as u64) as usize]
 }
 
-/// The faults of point `p` from the seed alone (see [`point_faults`]).
+/// The stressed world's faults of point `p`, from the seed alone: each flaky point has zero
+/// to two faults a day (from a per-day seed, so a day looks the same in every range); when
+/// the range includes `today`, the task's ongoing point has a fault since `ongoing_minute`
+/// that has not ended, and no fault after it.
 fn seeded_faults(seed: u64, site: &SiteTask, p: usize, range: Range, today: Option<NaiveDate>) -> Vec<Fault> {
     let point = &site.points[p];
     if !point.flaky {
@@ -464,14 +507,17 @@ fn duration_text(seconds: i64) -> String {
 type Resp = [f64; 7];
 
 /// Response time of point `p` at `ts` (local minute `minute`), as if the check succeeded.
-fn response(seed: u64, site: &SiteTask, p: usize, ts: i64, minute: u32) -> Resp {
+fn response(seed: u64, world: World, site: &SiteTask, p: usize, ts: i64, minute: u32) -> Resp {
     let point = &site.points[p];
     let h = hash(&[seed, site.id.into(), point.id.into(), ts as u64]);
     let part = |n: u64| signed_unit(mix(h ^ n));
     let mut base = point.base_ms * (1.0 + 0.25 * daily(minute)) * (1.0 + 0.2 * part(1));
-    // Now and then a slow check, so the upper distribution buckets fill too.
-    if part(2) > 0.97 {
-        base *= 4.0 + 12.0 * (part(3) + 1.0);
+    // Now and then a slow check, so the upper distribution buckets fill too: in the stressed
+    // world 3% of checks, 4 to 28 times as slow; in the realistic one 0.5%, 2 to 6 times.
+    match world {
+        World::Stressed if part(2) > 0.97 => base *= 4.0 + 12.0 * (part(3) + 1.0),
+        World::Realistic if part(2) > 0.995 => base *= 2.0 + 2.0 * (part(3) + 1.0),
+        _ => {}
     }
     let dns = base * 0.1 * (1.0 + 0.3 * part(4));
     let connect = base * 0.2 * (1.0 + 0.3 * part(5));
@@ -483,36 +529,55 @@ fn response(seed: u64, site: &SiteTask, p: usize, ts: i64, minute: u32) -> Resp 
     [max, avg, min, process, connect, dns, download]
 }
 
-/// Walks the checks of a site task over a range, point by point.
+/// Walks the checks of a site task over a range, point by point, up to `until`.
 struct Sampler<'a> {
     seed: u64,
+    world: World,
     site: &'a SiteTask,
     range: Range,
+    /// The last check there is (see [`Range::until`]); `None`: the range's last.
+    until: Option<i64>,
     faults: Vec<Vec<Fault>>,
 }
 
 impl<'a> Sampler<'a> {
     fn new(
-        seed: u64,
+        world: &Seeded,
         site: &'a SiteTask,
         range: Range,
         today: Option<NaiveDate>,
         outages: &[Outage],
+        until: Option<i64>,
     ) -> Self {
+        let (seed, kind) = (world.seed, world.world);
         let faults = (0..site.points.len())
-            .map(|p| point_faults(seed, site, p, range, today, outages))
+            .map(|p| {
+                let faults = point_faults(seed, kind, site, p, range, today, outages);
+                so_far(faults, until, check_interval(site), range)
+            })
             .collect();
         Sampler {
             seed,
+            world: kind,
             site,
             range,
+            until,
             faults,
         }
     }
 
     fn check_times(&self) -> impl Iterator<Item = i64> + use<> {
         let step = i64::from(self.site.frequency) * 60;
-        (self.range.day_ts(self.range.start)..self.range.end_ts()).step_by(step as usize)
+        let after = self.until.map_or(self.range.end_ts(), |until| until + 1);
+        (self.range.day_ts(self.range.start)..after.min(self.range.end_ts())).step_by(step as usize)
+    }
+
+    /// Where the duration of a fault without an end runs to: the end of the range, or of the
+    /// last check there is (each failed check counts its interval, as for ended faults).
+    fn horizon(&self) -> i64 {
+        let end = self.range.end_ts();
+        self.until
+            .map_or(end, |until| (until + check_interval(self.site)).min(end))
     }
 
     /// Each point's response at `ts`, `None` where the check failed.
@@ -521,9 +586,29 @@ impl<'a> Sampler<'a> {
         let minute = self.range.minute_of_day(ts);
         out.extend((0..self.site.points.len()).map(|p| {
             let down = self.faults[p].iter().any(|fault| fault.covers(ts));
-            (!down).then(|| response(self.seed, self.site, p, ts, minute))
+            (!down).then(|| response(self.seed, self.world, self.site, p, ts, minute))
         }));
     }
+}
+
+/// The faults as known at the clock: none that starts after `until` (the last check there
+/// is), and one under way there has no end yet; of those, the ones with a failed check in
+/// the range (a failure still going on reaches no day after `until`). `step`: the seconds
+/// between two checks.
+fn so_far(faults: Vec<Fault>, until: Option<i64>, step: i64, range: Range) -> Vec<Fault> {
+    let Some(until) = until else {
+        return faults;
+    };
+    let first = range.day_ts(range.start);
+    faults
+        .into_iter()
+        .filter(|fault| fault.start <= until)
+        .map(|fault| Fault {
+            end: fault.end.filter(|&end| end <= until),
+            ..fault
+        })
+        .filter(|fault| fault.end.unwrap_or(until + step) > first)
+        .collect()
 }
 
 /// Mean over the points that answered; zeros when none did.
@@ -569,7 +654,7 @@ fn push_check(uprate: &mut String, resptime: &mut String, ts: i64, rate: f64, re
 }
 
 fn site_report(sampler: &Sampler<'_>, monitor: Option<u32>) -> String {
-    let (site, range) = (sampler.site, sampler.range);
+    let site = sampler.site;
     let wanted: Vec<bool> = slots(site).map(|(id, _)| asked(monitor, id)).collect();
     let mut uprates = vec![String::new(); wanted.len()];
     let mut resptimes = vec![String::new(); wanted.len()];
@@ -605,7 +690,7 @@ fn site_report(sampler: &Sampler<'_>, monitor: Option<u32>) -> String {
         );
         // The average has no faults of its own: its uprate shows the points' faults.
         match slot.checked_sub(1).map(|p| &sampler.faults[p]) {
-            Some(faults) if !faults.is_empty() => push_faults(&mut out, faults, range),
+            Some(faults) if !faults.is_empty() => push_faults(&mut out, faults, sampler.horizon()),
             _ => out.push_str("null"),
         }
         let _ = write!(out, ",\"resptime\":{{{}}}}}", resptimes[slot]);
@@ -649,12 +734,12 @@ pub(crate) fn site_report_without_checks(site: &SiteTask, monitor: Option<u32>) 
     out
 }
 
-/// `{"0":{record},"1":{record},"count":N}`; an ongoing fault lasts until the end of the
-/// range.
-fn push_faults(out: &mut String, faults: &[Fault], range: Range) {
+/// `{"0":{record},"1":{record},"count":N}`; an ongoing fault lasts until `horizon` (see
+/// [`Sampler::horizon`]).
+fn push_faults(out: &mut String, faults: &[Fault], horizon: i64) {
     out.push('{');
     for (i, fault) in faults.iter().enumerate() {
-        let end = fault.end.unwrap_or_else(|| range.end_ts());
+        let end = fault.end.unwrap_or(horizon);
         let end_text = match fault.end {
             Some(end) => end.to_string(),
             None => ONGOING.to_string(),
@@ -707,9 +792,13 @@ mod tests {
     use super::*;
     use crate::config::Config;
 
-    fn world_and_range() -> (World, Range) {
+    fn world_and_range() -> (Seeded, Range) {
         let day = NaiveDate::from_ymd_opt(2026, 11, 1).expect("a day");
-        let world = World::new(&Config::default(), day);
+        let config = Config {
+            world: World::Stressed,
+            ..Config::default()
+        };
+        let world = Seeded::new(&config, day);
         let range = Range {
             start: day,
             end: day,
@@ -728,7 +817,7 @@ mod tests {
         let site = world.site(20001).expect("a site");
         let (p, step) = (site.ongoing_point, check_interval(site));
         let today = Some(range.start);
-        let seeded = point_faults(world.seed, site, p, range, today, &[]);
+        let seeded = point_faults(world.seed, World::Stressed, site, p, range, today, &[]);
         let natural = seeded.last().expect("the ongoing fault");
         assert_eq!(natural.end, None);
         let since = natural.start;
@@ -739,7 +828,7 @@ mod tests {
             end: None,
         };
         let cause = outage_cause(world.seed, site, &outage);
-        let faults = point_faults(world.seed, site, p, range, today, &[outage]);
+        let faults = point_faults(world.seed, World::Stressed, site, p, range, today, &[outage]);
         assert_eq!(
             spans(&faults[faults.len() - 2..]),
             [
@@ -754,7 +843,7 @@ mod tests {
             end: Some(since + 2 * step),
         };
         let cause = outage_cause(world.seed, site, &outage);
-        let faults = point_faults(world.seed, site, p, range, today, &[outage]);
+        let faults = point_faults(world.seed, World::Stressed, site, p, range, today, &[outage]);
         assert_eq!(
             spans(&faults[faults.len() - 2..]),
             [
@@ -769,12 +858,12 @@ mod tests {
             start: day_start + 100 * step,
             end: Some(day_start + 200 * step),
         };
-        let sampler = Sampler::new(world.seed, site, range, today, &[outage]);
+        let sampler = Sampler::new(&world, site, range, today, &[outage], None);
         let mut samples = Vec::new();
         for ts in sampler.check_times() {
             sampler.sample(ts, &mut samples);
             for (p, sample) in samples.iter().enumerate() {
-                let seeded = point_faults(world.seed, site, p, range, today, &[]);
+                let seeded = point_faults(world.seed, World::Stressed, site, p, range, today, &[]);
                 let down = seeded.iter().any(|f| f.covers(ts))
                     || (outage.start..outage.end.unwrap_or(i64::MAX)).contains(&ts);
                 assert_eq!(sample.is_none(), down, "point {p} at {ts}");

@@ -15,7 +15,7 @@ use crate::catalog::{
     AGENTS, FREQUENCIES, GROUPS, NAME_ROLES, POINTS, SERVICE_TYPES, SITE_FREQUENCIES, SITE_KINDS, SITE_TASKS,
     USERS,
 };
-use crate::config::Config;
+use crate::config::{Config, World};
 use crate::rng::{hash, SplitMix};
 
 /// Records per page of the service task list.
@@ -65,8 +65,10 @@ pub(crate) struct SiteTask {
     pub(crate) ongoing_minute: u32,
 }
 
-pub(crate) struct World {
+pub(crate) struct Seeded {
     pub(crate) seed: u64,
+    /// Whose faults the site reports show.
+    pub(crate) world: World,
     service_tasks: Vec<ServiceTask>,
     /// The service task list's records, in the order of `service_tasks`.
     listed_services: Vec<ListedTask>,
@@ -171,9 +173,9 @@ struct ListedTask {
     task_status: &'static str,
 }
 
-impl World {
+impl Seeded {
     /// `today` (in the emulator's time zone) anchors `last_check_time` in the task list.
-    pub(crate) fn new(config: &Config, today: NaiveDate) -> World {
+    pub(crate) fn new(config: &Config, today: NaiveDate) -> Seeded {
         let seed = config.seed;
         let (service_tasks, listed_services) = service_tasks(seed, config.service_tasks, today);
         let pages = listed_services
@@ -192,8 +194,9 @@ impl World {
             .zip(&listed_sites)
             .map(|(site, listed)| Bytes::from(serde_json::to_vec(&site_info(site, listed)).expect("json")))
             .collect();
-        World {
+        Seeded {
             seed,
+            world: config.world,
             service_tasks,
             listed_services,
             pages,

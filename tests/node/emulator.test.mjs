@@ -314,11 +314,13 @@ test('failSite: every point of the site is down from the moment on; recoverSite 
   const up = emu.recoverSite(20003)
   assert.ok(up !== null && up > since && (up - since) % 900 === 0, `${up}`)
   assert.equal(emu.recoverSite(20003n), null, 'not failing any more')
+  // The fault ends once the clock reaches its first check up again.
+  emu.setNow(new Date(up * 1000))
   const recovered = await client.siteReport(20003)
   for (const [key, point] of Object.entries(recovered)) {
     for (const [ts, rate] of Object.entries(point.uprate)) {
       if (Number(ts) >= since && Number(ts) < up) assert.equal(rate.uprate, '0.00', `${key} at ${ts}`)
-      else assert.deepEqual(rate, before[key].uprate[ts], `${key} at ${ts}`)
+      else if (ts in before[key].uprate) assert.deepEqual(rate, before[key].uprate[ts], `${key} at ${ts}`)
     }
     if (key === '0') continue
     const ended = faultRecords(point).filter((f) => f.start_time === String(since))
@@ -431,4 +433,29 @@ test('a share out of range is refused by the emulator: INVALID_INPUT naming it, 
   await rejects(emu.client({ maxRetries: 0 }).agents(), 'API_ERROR')
   emu.setFaults({ error500: 1, error503: 0 })
   emu.setFaults({})
+})
+
+test('the clock and the world: options and knobs', async (t) => {
+  const emu = await emulator(t, { now: '2026-11-01 10:02', world: 'stressed' })
+  assert.equal(emu.world, 'stressed')
+  const tenOhTwo = new Date('2026-11-01T10:02:00+08:00')
+  assert.equal(emu.now.getTime(), tenOhTwo.getTime())
+  const client = emu.client()
+  const report = await client.siteReport(20001) // today, on the emulator's clock
+  const last = Math.max(...Object.keys(report['0'].uprate).map(Number))
+  assert.equal(last, tenOhTwo.getTime() / 1000 - 120, "a five-minute task's last check is 10:00")
+  assert.equal(emu.advance(3600).getTime(), tenOhTwo.getTime() + 3600e3)
+  emu.setNow(new Date('2026-11-01T23:59:00+08:00'))
+  const late = await client.siteReport(20001, { startDate: '2026-11-01', endDate: '2026-11-01' })
+  assert.equal(Object.keys(late['0'].uprate).length, 288)
+  for (const bad of ['2026-10-31 23:00', 'soon']) {
+    const err = throws(() => emu.setNow(bad), 'INVALID_INPUT')
+    assert.equal(err.field, 'now')
+  }
+  emu.reset()
+  assert.equal(emu.now.getTime(), tenOhTwo.getTime())
+  const plain = await emulator(t)
+  assert.equal(plain.world, 'realistic')
+  // @ts-expect-error: not a world
+  await rejects(Emulator.start({ world: 'calm' }), 'INVALID_INPUT')
 })

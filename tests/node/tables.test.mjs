@@ -142,7 +142,10 @@ test('serviceTasks: every task of every page, frequencies as numbers, check time
 })
 
 test('siteReport: availability, response times and faults equal the faithful report', async (t) => {
-  const { client } = await setup(t)
+  // The stressed world: faults on every day.
+  const emu = await emulator(t, { world: 'stressed' })
+  const client = emu.client()
+  t.after(() => client.close())
   const tables = await client.tables.siteReport(20001, ONE_DAY)
   const faithful = /** @type {Record<string, any>} */ (await client.siteReport(20001, ONE_DAY))
   const sort = (/** @type {any[]} */ rows) =>

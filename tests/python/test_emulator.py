@@ -258,12 +258,14 @@ def test_fail_site_and_recover_site(emulator: Emulator, client: monapi.Client) -
     up = emulator.recover_site(20003)
     assert up is not None and up > since and (up - since) % 900 == 0
     assert emulator.recover_site(20003) is None  # not failing any more
+    # The fault ends once the clock reaches its first check up again.
+    emulator.set_now(datetime.datetime.fromtimestamp(up, datetime.UTC))
     recovered = client.site_report(20003)
     for key, point in recovered.items():
         for ts, rate in point["uprate"].items():
             if since <= int(ts) < up:
                 assert rate["uprate"] == "0.00", (key, ts)
-            else:
+            elif ts in before[key]["uprate"]:
                 assert rate == before[key]["uprate"][ts], (key, ts)
         if key != "0":
             ended = [f for f in _faults(point) if f["start_time"] == str(since)]
@@ -344,3 +346,31 @@ def test_remove_task_refuses_what_is_no_seeded_task(emulator: Emulator) -> None:
         )
         with pytest.raises(monapi.ValidationError):
             emulator.restore_task(task_id)
+
+
+def test_the_clock_and_the_world_are_options_and_knobs() -> None:
+    beijing = datetime.timezone(datetime.timedelta(hours=8))
+    ten_oh_two = datetime.datetime(2026, 11, 1, 10, 2, tzinfo=beijing)
+    with Emulator(now="2026-11-01 10:02", world="stressed") as emulator:
+        assert emulator.world == "stressed"
+        assert emulator.now == ten_oh_two
+        with emulator.client() as client:
+            report = client.site_report(20001)  # today, on the emulator's clock
+            # No check after the clock: a five-minute task's last is at 10:00.
+            last = max(int(ts) for ts in report["0"]["uprate"])
+            assert last == int(ten_oh_two.timestamp()) - 120
+            assert emulator.advance(3600) == ten_oh_two + datetime.timedelta(hours=1)
+            emulator.set_now(datetime.datetime(2026, 11, 1, 23, 59, tzinfo=beijing))
+            late = client.site_report(20001, start_date="2026-11-01", end_date="2026-11-01")
+            assert len(late["0"]["uprate"]) == 288
+        for bad in ("2026-10-31 23:00", datetime.datetime(2026, 11, 1, 12), "soon"):
+            with pytest.raises(monapi.ValidationError) as caught:
+                emulator.set_now(bad)
+            assert caught.value.field == "now", bad
+        emulator.reset()
+        assert emulator.now == ten_oh_two
+    with Emulator() as emulator:
+        assert emulator.world == "realistic"
+    with pytest.raises(monapi.ValidationError) as caught:
+        Emulator(world="calm")  # type: ignore[arg-type]
+    assert caught.value.field == "world"

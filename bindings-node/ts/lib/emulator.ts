@@ -7,7 +7,10 @@ import { Client, CLIENT_OPTIONS } from './client.js'
 import type { Id, JsonValue } from './data.js'
 import { invalid, invoke, invokeSync } from './errors.js'
 import type { ClientOptions } from './options.js'
+import { instant, world, type ClockOptions, type World } from './emulator_clock.js'
 import native = require('../native.js')
+
+export type { ClockOptions, World } from './emulator_clock.js'
 
 /** A kind of injected fault. */
 export type FaultKind =
@@ -77,8 +80,8 @@ export interface Quirks {
   rotatingRefreshTokens?: boolean
 }
 
-/** Options of {@link Emulator.start}. */
-export interface EmulatorOptions {
+/** Options of {@link Emulator.start} (its clock and world: {@link ClockOptions}). */
+export interface EmulatorOptions extends ClockOptions {
   /** Seed of the generated data (default 42). */
   seed?: number | bigint
   /** Lifetime of access tokens, in seconds, 0 to 2^32 - 1 (default 3600). */
@@ -293,6 +296,8 @@ export class Emulator {
       'compression',
       'bandwidthMbps',
       'rttMs',
+      'world',
+      'now',
     ])
     if (!isUnset(o.tls) && typeof o.tls !== 'boolean') throw invalid('tls', 'must be a boolean')
     if (!isUnset(o.compression) && !(Array.isArray(o.compression) && o.compression.every((e) => typeof e === 'string'))) {
@@ -319,6 +324,8 @@ export class Emulator {
       compression: o.compression as string[] | undefined,
       bandwidthMbps: numeric(o.bandwidthMbps),
       rttMs: numeric(o.rttMs),
+      world: world(o.world),
+      now: instant(o.now, 'now'),
     }
     const handle = invokeSync(() => native.NativeEmulator.start(config))
     return make(handle)
@@ -560,8 +567,59 @@ export class Emulator {
   }
 
   /**
-   * Back to the state at start: counters zero, knobs (faults and quirks included) as configured,
-   * created tasks gone, all tokens revoked, no site failing, every removed task back.
+   * The world of its site reports.
+   *
+   * @example
+   * ```js
+   * console.log((await Emulator.start({ world: 'stressed' })).world) // 'stressed'
+   * ```
+   */
+  get world(): World {
+    return invokeSync(() => this.#native.world()) as World
+  }
+
+  /**
+   * Its clock: no report has a check after it.
+   *
+   * @example
+   * ```js
+   * const emulator = await Emulator.start({ now: '2026-11-01T10:02:00+08:00' })
+   * console.log(emulator.now.toISOString()) // '2026-11-01T02:02:00.000Z'
+   * ```
+   */
+  get now(): Date {
+    return new Date(invokeSync(() => this.#native.nowMs()))
+  }
+
+  /**
+   * Fixes its clock at `now` (as the `now` option takes it), or with `null` makes it follow the
+   * system clock. An instant before the day its task lists were built for is `INVALID_INPUT`.
+   *
+   * @example
+   * ```js
+   * emulator.setNow('2026-11-01 23:59')
+   * ```
+   */
+  setNow(now: Date | string | null): void {
+    const text = now === null ? null : (instant(now, 'now') ?? null)
+    invokeSync(() => this.#native.setNow(text))
+  }
+
+  /**
+   * Fixes its clock `seconds` later; returns the new reading.
+   *
+   * @example
+   * ```js
+   * const later = emulator.advance(300)
+   * ```
+   */
+  advance(seconds: number): Date {
+    return new Date(invokeSync(() => this.#native.advance(numeric(seconds) ?? Number.NaN)))
+  }
+
+  /**
+   * Back to the state at start: counters zero, knobs (faults, quirks and the clock included) as
+   * configured, created tasks gone, all tokens revoked, no site failing, every removed task back.
    *
    * @example
    * ```js

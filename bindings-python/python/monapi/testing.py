@@ -4,7 +4,10 @@
 (on ``127.0.0.1`` and a free port), with the demo account and knobs for tests: token
 lifetime, latency, injected faults, request counters, a site that fails from now on
 (:meth:`Emulator.fail_site`, :meth:`Emulator.recover_site`), a task taken out of the account
-and brought back (:meth:`Emulator.remove_task`, :meth:`Emulator.restore_task`).
+and brought back (:meth:`Emulator.remove_task`, :meth:`Emulator.restore_task`), a clock that
+reports never go past (``now=``, :meth:`Emulator.set_now`, :meth:`Emulator.advance`), and the
+world of its site reports (``world="realistic"``, the default: sites up at almost every check;
+``"stressed"``: faults in every report).
 
 Examples
 --------

@@ -21,8 +21,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_monapi");
 const FROM: &str = "2026-11-30";
 const TO: &str = "2026-12-01";
 
+/// The emulator's clock after `TO`: it sends no data from the future.
 fn emulator() -> Emulator {
-    Emulator::spawn_thread(Config::default()).unwrap()
+    let after = monapi_emulator::instant("now", "2026-12-02 00:00", monapi::SERVICE_TIMEZONE);
+    Emulator::spawn_thread(Config {
+        now: Some(after.unwrap()),
+        ..Config::default()
+    })
+    .unwrap()
 }
 
 /// The binary with the demo account of `emulator` in its environment.

@@ -156,7 +156,7 @@ async fn site_report_all_points_average_and_one_point() {
 
 #[tokio::test]
 async fn some_site_has_an_ongoing_fault_today() {
-    let emu = emulator().await;
+    let emu = emulator_with(stressed_evening()).await;
     let client = client(&emu);
     let mut ongoing = false;
     for task_id in 20001..20006 {

@@ -43,6 +43,18 @@ pub fn client() -> reqwest::Client {
         .unwrap()
 }
 
+/// The emulator's clock fixed at 23:59:59 of today (`+08:00`, the system's day), in `world`:
+/// every check of today is there, whatever the hour the test runs.
+pub fn evening(world: monapi_emulator::World) -> Config {
+    let day = today_date().and_hms_opt(23, 59, 59).unwrap();
+    let now = day.and_local_timezone(monapi_emulator::SERVICE_TIMEZONE).unwrap();
+    Config {
+        world,
+        now: Some(now.with_timezone(&chrono::Utc)),
+        ..Config::default()
+    }
+}
+
 pub async fn start() -> Env {
     start_with(Config::default()).await
 }

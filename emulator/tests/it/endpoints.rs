@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use monapi_emulator::Config;
+use monapi_emulator::{Config, World};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -453,7 +453,7 @@ async fn a_day_reads_the_same_in_any_range() {
 
 #[tokio::test]
 async fn site_report_matches_the_fixture_and_has_an_ongoing_fault_today() {
-    let env = start().await;
+    let env = start_with(evening(World::Stressed)).await;
     let token = env.login().await;
     for site in [20001, 20002, 20003, 20004, 20005] {
         let path = format!("/v2/site/report/{site}.json");
@@ -535,7 +535,11 @@ fn check_faults_match_uprate(point: &Value) {
 
 #[tokio::test]
 async fn past_ranges_have_no_ongoing_fault_but_have_faults() {
-    let env = start().await;
+    let env = start_with(Config {
+        world: World::Stressed,
+        ..Config::default()
+    })
+    .await;
     let token = env.login().await;
     let reply = env
         .get_auth(
@@ -661,7 +665,7 @@ async fn distribution_matches_the_fixture_and_counts_every_check() {
 
 #[tokio::test]
 async fn omitted_dates_mean_today() {
-    let env = start().await;
+    let env = start_with(evening(World::Stressed)).await;
     let token = env.login().await;
     let today = today();
     let explicit = [("start_date", today.as_str()), ("end_date", today.as_str())];

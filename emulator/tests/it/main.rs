@@ -2,6 +2,7 @@
 
 mod accounts;
 mod auth;
+mod clock;
 mod common;
 mod compression;
 mod create;
@@ -15,3 +16,4 @@ mod removal;
 mod settings;
 mod state;
 mod timezone;
+mod world;

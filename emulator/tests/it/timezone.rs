@@ -85,12 +85,16 @@ async fn today_the_task_list_and_the_ongoing_fault_follow_the_zone() {
     // Fourteen hours ahead of UTC and twelve behind are always on different days.
     for hours in [14, -12] {
         let timezone = zone(hours);
+        let today = Utc::now().with_timezone(&timezone).date_naive();
+        // The stressed world's ongoing fault, with the clock late enough for it to have begun.
+        let evening = today.and_hms_opt(23, 59, 59).unwrap();
         let env = start_with(Config {
             timezone,
+            world: monapi_emulator::World::Stressed,
+            now: Some(evening.and_local_timezone(timezone).unwrap().with_timezone(&Utc)),
             ..Config::default()
         })
         .await;
-        let today = Utc::now().with_timezone(&timezone).date_naive();
         assert_eq!(env.emu.today(), today);
         let token = env.login().await;
         let text = today.format("%Y-%m-%d").to_string();

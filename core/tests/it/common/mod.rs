@@ -16,6 +16,23 @@ pub async fn emulator() -> Emulator {
     emulator_with(Config::default()).await
 }
 
+/// The emulator's stressed world (a point of every site down since a morning hour today, faults
+/// in every report) with its clock fixed at 23:59:59 today (`+08:00`): every check of today is
+/// there, whatever the hour the test runs.
+pub fn stressed_evening() -> Config {
+    let zone = monapi_emulator::SERVICE_TIMEZONE;
+    let evening = chrono::Utc::now()
+        .with_timezone(&zone)
+        .date_naive()
+        .and_hms_opt(23, 59, 59);
+    let now = evening.unwrap().and_local_timezone(zone).unwrap();
+    Config {
+        world: monapi_emulator::World::Stressed,
+        now: Some(now.with_timezone(&chrono::Utc)),
+        ..Config::default()
+    }
+}
+
 pub async fn emulator_with(config: Config) -> Emulator {
     Emulator::start(config)
         .await

@@ -1,0 +1,58 @@
+//! The clock and the world of `monapi.testing.Emulator` (its `now=` and `world=` options,
+//! `now`, `set_now()`, `advance()`): Python's values to the emulator crate's, whose rules
+//! (`monapi_emulator::instant`, `World`'s names) decide what is taken.
+
+use chrono::{DateTime, FixedOffset, Utc};
+use monapi_emulator::{ConfigError, World};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::errors::validation;
+
+/// A setting the emulator refused, as a `ValidationError` naming it and the rule.
+pub(crate) fn refused(py: Python<'_>, error: ConfigError) -> PyErr {
+    validation(py, None, error.field(), error.rule())
+}
+
+/// `world=`: `"realistic"` (None) or `"stressed"`.
+pub(crate) fn world(py: Python<'_>, name: Option<&str>) -> PyResult<World> {
+    name.map_or(Ok(World::default()), |name| {
+        name.parse().map_err(|e| refused(py, e))
+    })
+}
+
+/// An instant given as `field`: text (RFC 3339, or a local date and time in `timezone`), or
+/// an aware `datetime` (a naive one would read in the machine's zone: refused).
+pub(crate) fn instant(
+    py: Python<'_>,
+    field: &str,
+    value: &Bound<'_, PyAny>,
+    timezone: FixedOffset,
+) -> PyResult<DateTime<Utc>> {
+    if let Ok(text) = value.cast::<PyString>() {
+        return monapi_emulator::instant(field, &text.to_cow()?, timezone).map_err(|e| refused(py, e));
+    }
+    let rule = "must be an aware datetime (with a tzinfo) or text such as \"2026-11-01T10:02:00+08:00\"";
+    let aware = value
+        .getattr("utcoffset")
+        .and_then(|utcoffset| utcoffset.call0())
+        .is_ok_and(|offset| !offset.is_none());
+    if !aware {
+        return Err(validation(py, None, field, rule));
+    }
+    let seconds: f64 = value.call_method0("timestamp")?.extract()?;
+    let whole = seconds.floor();
+    DateTime::from_timestamp(whole as i64, ((seconds - whole) * 1e9) as u32)
+        .ok_or_else(|| validation(py, None, field, rule))
+}
+
+/// `instant` as an aware `datetime` in UTC.
+pub(crate) fn to_datetime(py: Python<'_>, instant: DateTime<Utc>) -> PyResult<Py<PyAny>> {
+    let datetime = py.import("datetime")?;
+    let utc = datetime.getattr("timezone")?.getattr("utc")?;
+    let seconds = instant.timestamp() as f64 + f64::from(instant.timestamp_subsec_micros()) / 1e6;
+    Ok(datetime
+        .getattr("datetime")?
+        .call_method1("fromtimestamp", (seconds, utc))?
+        .unbind())
+}
