@@ -10,6 +10,7 @@ PY_TARGET_DIR := target
 
 include mk/node.mk
 include mk/python.mk
+include mk/fuzz.mk
 
 .PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
 

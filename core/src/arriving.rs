@@ -93,6 +93,13 @@ impl<T> Decoder<T> {
         (self.whole)(body)
     }
 
+    /// Reads `members` as it reads a body arriving slowly: `None` when it reads bodies whole
+    /// only. For the fuzz targets (`fuzz/`), which feed it a body cut anywhere.
+    #[doc(hidden)]
+    pub fn read_members(&self, members: &mut Members) -> Option<serde_json::Result<T>> {
+        self.members.as_ref().map(|each| each(members))
+    }
+
     /// Whether what it read while the body arrived is the answer's decoding.
     pub(crate) fn stands(&self, decoded: &serde_json::Result<T>, reshaped: bool) -> bool {
         decoded.is_ok() && (!reshaped || self.reads_php_shapes)
@@ -219,6 +226,20 @@ impl Members {
         }
     }
 
+    /// The members of a body that has arrived in `pieces` (cut anywhere), when it is an
+    /// object. For the fuzz targets (`fuzz/`) and the tests; no runtime may be running on
+    /// this thread (the pieces are received as on the blocking pool).
+    #[doc(hidden)]
+    pub fn from_pieces(pieces: Vec<Bytes>) -> Option<Members> {
+        let (sender, coming) = tokio::sync::mpsc::channel(pieces.len().max(1));
+        for piece in pieces {
+            sender.try_send(piece).ok()?;
+        }
+        drop(sender);
+        let mut members = Members::new(coming);
+        members.is_object().then_some(members)
+    }
+
     /// Whether the body arrives slower than it is decoded whole (a body that ends within the
     /// probe does not).
     fn arrives_slowly(&mut self) -> bool {
@@ -343,7 +364,14 @@ impl Members {
                 }
                 match byte {
                     b'"' => self.in_string = true,
-                    b'{' | b'[' => self.depth += 1,
+                    // Checked: a body of 4 GiB of brackets is for the reader to refuse, not to
+                    // wrap the count.
+                    b'{' | b'[' => {
+                        self.depth = self
+                            .depth
+                            .checked_add(1)
+                            .ok_or_else(|| malformed("the body nests too deep"))?;
+                    }
                     b'}' if at_level => return self.end_of_object(),
                     b']' if at_level => return Err(malformed("a `]` closes an object")),
                     b'}' | b']' => self.depth -= 1,

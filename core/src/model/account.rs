@@ -128,11 +128,11 @@ pub struct User {
     /// Telephone.
     #[serde(default, deserialize_with = "de::text")]
     pub telephone: String,
-    /// When it signed up (unix seconds).
-    #[serde(default, deserialize_with = "de::opt_number")]
+    /// When it signed up (unix seconds, of the years 1 to 9999: another time is an error).
+    #[serde(default, deserialize_with = "signup_time")]
     pub signup_time: Option<i64>,
-    /// Its last visit (unix seconds).
-    #[serde(default, deserialize_with = "de::opt_number")]
+    /// Its last visit (unix seconds, of the years 1 to 9999: another time is an error).
+    #[serde(default, deserialize_with = "last_visit_time")]
     pub last_visit_time: Option<i64>,
     /// `1` administrator, `2` advanced, `3` read-only.
     #[serde(default, deserialize_with = "de::opt_number")]
@@ -143,6 +143,14 @@ pub struct User {
     /// Fields not listed here, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn signup_time<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    de::opt_time(d, "signup_time")
+}
+
+fn last_visit_time<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    de::opt_time(d, "last_visit_time")
 }
 
 /// A group a [`User`] belongs to.

@@ -57,7 +57,12 @@ macro_rules! integer {
                 v.try_into().ok()
             }
             fn from_f64(v: f64) -> Option<Self> {
-                (v.fract() == 0.0 && v >= <$t>::MIN as f64 && v <= <$t>::MAX as f64).then(|| v as $t)
+                // Through i128, which holds every whole f64 below 2^127 exactly: comparing
+                // with `MAX as f64` would let 2^63 (i64) or 2^64 (u64) through, rounded up,
+                // and `as` would then saturate. NaN and the infinities have no zero fraction.
+                (v.fract() == 0.0 && v.abs() < 2f64.powi(127))
+                    .then(|| <$t>::try_from(v as i128).ok())
+                    .flatten()
             }
         }
     )*};
@@ -132,6 +137,46 @@ where
             return Ok(None);
         }
         NumberVisitor(PhantomData).visit_str(v).map(Some)
+    }
+}
+
+/// The times the client takes from the service, in unix seconds: those of the years 1 to 9999
+/// (UTC), 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. The one bound of every time read from
+/// the network, so that what is built from one (a day, a duration, a time zone's local time,
+/// chrono's and Arrow's conversions) never overflows.
+pub(crate) const UNIX_TIMES: std::ops::RangeInclusive<i64> = -62_135_596_800..=253_402_300_799;
+
+/// `seconds` when it is in [`UNIX_TIMES`].
+pub(crate) fn unix_time(seconds: i64) -> Option<i64> {
+    UNIX_TIMES.contains(&seconds).then_some(seconds)
+}
+
+/// What is wrong with a time out of [`UNIX_TIMES`], naming `field`.
+pub(crate) fn time_out_of_range(field: &str, seconds: impl fmt::Display) -> String {
+    format!(
+        "{field}: {seconds} is not a time of the years 1 to 9999 (unix seconds from {} to {})",
+        UNIX_TIMES.start(),
+        UNIX_TIMES.end()
+    )
+}
+
+/// A time in unix seconds: a number or a string holding one ([`number`]), in [`UNIX_TIMES`];
+/// the error names `field`.
+pub(crate) fn time<'de, D: Deserializer<'de>>(deserializer: D, field: &str) -> Result<i64, D::Error> {
+    let seconds: i64 = number(deserializer)?;
+    unix_time(seconds).ok_or_else(|| de::Error::custom(time_out_of_range(field, seconds)))
+}
+
+/// Like [`time`], for optional fields ([`opt_number`]).
+pub(crate) fn opt_time<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    field: &str,
+) -> Result<Option<i64>, D::Error> {
+    match opt_number::<D, i64>(deserializer)? {
+        Some(seconds) => unix_time(seconds)
+            .map(Some)
+            .ok_or_else(|| de::Error::custom(time_out_of_range(field, seconds))),
+        None => Ok(None),
     }
 }
 
@@ -240,14 +285,34 @@ where
     K: FromStr + Ord,
     V: DeserializeOwned,
 {
-    deserializer.deserialize_any(MapVisitor(PhantomData))
+    let key = |key: &str| key.parse().map_err(|_| format!("unexpected key {key:?}"));
+    deserializer.deserialize_any(MapVisitor(key, PhantomData))
 }
 
-struct MapVisitor<K, V>(PhantomData<(K, V)>);
-
-impl<'de, K, V> Visitor<'de> for MapVisitor<K, V>
+/// A map keyed by check times (unix seconds) as [`map`] reads it: PHP's `[]` or `null` is
+/// empty; a key that is not a number is an error, and so is one out of [`UNIX_TIMES`],
+/// naming `field` (`uprate`, `resptime`).
+pub(crate) fn checks<'de, D, V>(deserializer: D, field: &str) -> Result<BTreeMap<i64, V>, D::Error>
 where
-    K: FromStr + Ord,
+    D: Deserializer<'de>,
+    V: DeserializeOwned,
+{
+    let key = |key: &str| match key.parse() {
+        Ok(seconds) => {
+            unix_time(seconds).ok_or_else(|| time_out_of_range(field, format_args!("check time {key:?}")))
+        }
+        Err(_) => Err(format!("unexpected key {key:?}")),
+    };
+    deserializer.deserialize_any(MapVisitor(key, PhantomData))
+}
+
+/// Reads an object keyed by what `F` parses (its error the message).
+struct MapVisitor<F, K, V>(F, PhantomData<(K, V)>);
+
+impl<'de, F, K, V> Visitor<'de> for MapVisitor<F, K, V>
+where
+    F: Fn(&str) -> Result<K, String>,
+    K: Ord,
     V: DeserializeOwned,
 {
     type Value = BTreeMap<K, V>;
@@ -270,9 +335,7 @@ where
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
         let mut out = BTreeMap::new();
         while let Some(key) = access.next_key::<String>()? {
-            let parsed = key
-                .parse()
-                .map_err(|_| de::Error::custom(format!("unexpected key {key:?}")))?;
+            let parsed = (self.0)(&key).map_err(de::Error::custom)?;
             out.insert(parsed, access.next_value()?);
         }
         Ok(out)

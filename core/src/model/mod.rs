@@ -4,6 +4,8 @@
 mod account;
 mod agent;
 pub(crate) mod de;
+#[doc(hidden)]
+pub mod fuzz;
 mod server_task;
 mod service;
 mod service_task;

@@ -3,6 +3,7 @@
 //! every type, then those of the task's type, every problem of a batch at once.
 
 use std::net::IpAddr;
+use std::sync::OnceLock;
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -11,32 +12,23 @@ use serde_json::{Map, Value};
 use super::server_task::{AlertSetting, Scope, FREQUENCY_RANGE};
 use crate::{Error, Problem, Result, Secret};
 
-/// The kinds of service a service task can monitor, with the fields each needs besides those
-/// of every type.
-const TYPES: [(ServiceType, &str, &[&str]); 11] = [
-    (ServiceType::Apache, "apache", &["status_url"]),
-    (ServiceType::Lighttpd, "lighttpd", &["status_url"]),
-    (ServiceType::Nginx, "nginx", &["status_url"]),
-    (ServiceType::Mongodb, "mongodb", &["status_url"]),
-    (ServiceType::Redis, "redis", &["status_url"]),
-    (ServiceType::Memcache, "memcache", &["status_url"]),
-    (ServiceType::Mysql, "mysql", &["ip", "port", "user", "password"]),
-    (
-        ServiceType::Tomcat,
-        "tomcat",
-        &["status_url", "user", "password", "appname"],
-    ),
-    (ServiceType::Iis, "iis", &["logPath"]),
-    (
-        ServiceType::Sqlserver,
-        "sqlserver",
-        &["ip", "port", "user", "password", "appname"],
-    ),
-    (ServiceType::Oracle, "oracle", &["user", "password", "appname"]),
+/// The kinds of service a service task can monitor, by the service's names.
+const TYPES: [(ServiceType, &str); 11] = [
+    (ServiceType::Apache, "apache"),
+    (ServiceType::Lighttpd, "lighttpd"),
+    (ServiceType::Nginx, "nginx"),
+    (ServiceType::Mongodb, "mongodb"),
+    (ServiceType::Redis, "redis"),
+    (ServiceType::Memcache, "memcache"),
+    (ServiceType::Mysql, "mysql"),
+    (ServiceType::Tomcat, "tomcat"),
+    (ServiceType::Iis, "iis"),
+    (ServiceType::Sqlserver, "sqlserver"),
+    (ServiceType::Oracle, "oracle"),
 ];
 
-/// The fields of every type, in the order they are checked.
-const COMMON: [&str; 8] = [
+/// The fields of every type, as read (`organization` and `user_ids` go with `open_scope`).
+const COMMON: [&str; 9] = [
     "task_name",
     "task_type",
     "frequency",
@@ -45,18 +37,94 @@ const COMMON: [&str; 8] = [
     "alert_setting",
     "open_scope",
     "organization",
+    "user_ids",
 ];
 
-/// Fields checked after the common ones, in this order (each type takes some of them).
-const SPECIFIC: [&str; 7] = [
-    "user_ids",
-    "status_url",
-    "ip",
-    "port",
-    "user",
-    "password",
-    "appname",
-];
+/// The fields of some types: **the one declaration** of which type requires which (no other
+/// type takes it), how each is read, kept and checked, in the order they are checked and
+/// sent.
+const SPECIFIC: [Specific; 7] = {
+    use ServiceType::*;
+    [
+        Specific {
+            name: "status_url",
+            types: &[Apache, Lighttpd, Nginx, Mongodb, Redis, Memcache, Tomcat],
+            kind: Kind::Address,
+            get: |t| t.status_url.clone(),
+            set: |t, v| t.status_url = Some(v),
+        },
+        Specific {
+            name: "ip",
+            types: &[Mysql, Sqlserver],
+            kind: Kind::Ip,
+            get: |t| t.ip.clone(),
+            set: |t, v| t.ip = Some(v),
+        },
+        Specific {
+            name: "port",
+            types: &[Mysql, Sqlserver],
+            kind: Kind::Port,
+            get: |t| t.port.map(|p| p.to_string()),
+            set: |t, v| t.port = v.trim().parse().ok(),
+        },
+        Specific {
+            name: "user",
+            types: &[Mysql, Tomcat, Sqlserver, Oracle],
+            kind: Kind::Text,
+            get: |t| t.user.clone(),
+            set: |t, v| t.user = Some(v),
+        },
+        Specific {
+            name: "password",
+            types: &[Mysql, Tomcat, Sqlserver, Oracle],
+            kind: Kind::Secret,
+            get: |t| t.password.as_ref().map(|p| p.expose().to_string()),
+            set: |t, v| t.password = Some(Secret::new(v)),
+        },
+        Specific {
+            name: "appname",
+            types: &[Tomcat, Sqlserver, Oracle],
+            kind: Kind::Text,
+            get: |t| t.app_name.clone(),
+            set: |t, v| t.app_name = Some(v),
+        },
+        Specific {
+            name: "logPath",
+            types: &[Iis],
+            kind: Kind::Text,
+            get: |t| t.log_path.clone(),
+            set: |t, v| t.log_path = Some(v),
+        },
+    ]
+};
+
+/// A field of some types (see [`SPECIFIC`]).
+struct Specific {
+    /// The service's name.
+    name: &'static str,
+    /// The types that take it, and require it.
+    types: &'static [ServiceType],
+    kind: Kind,
+    /// Its value as text, when given (the password's too: for the checks and the request).
+    get: fn(&NewServiceTask) -> Option<String>,
+    /// Keeps a value read (a port once it is known to be a whole number).
+    set: fn(&mut NewServiceTask, String),
+}
+
+/// What a value of a [`Specific`] field is: every one is a scalar, not empty, without control
+/// characters (but the password, which may hold anything and is never shown).
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Text,
+    /// An `http://` or `https://` address.
+    Address,
+    /// An IPv4 or IPv6 address.
+    Ip,
+    /// A port number, 1 to 65535, read as a whole number.
+    Port,
+    /// A secret.
+    Secret,
+}
 
 /// The kind of service a service task monitors (`task_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,24 +158,41 @@ impl ServiceType {
     pub fn name(self) -> &'static str {
         TYPES
             .iter()
-            .find(|(t, ..)| *t == self)
-            .map(|(_, name, _)| *name)
+            .find(|(t, _)| *t == self)
+            .map(|(_, name)| *name)
             .unwrap_or_default()
     }
 
     /// The fields a task of this type needs besides those of every type, as the service names
     /// them.
+    ///
+    /// ```
+    /// assert_eq!(monapi::ServiceType::Oracle.fields(), ["user", "password", "appname"]);
+    /// ```
     pub fn fields(self) -> &'static [&'static str] {
+        // Read from `SPECIFIC` once per process.
+        static FIELDS: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+        let fields = FIELDS.get_or_init(|| {
+            TYPES
+                .iter()
+                .map(|(kind, _)| {
+                    SPECIFIC
+                        .iter()
+                        .filter(|field| field.types.contains(kind))
+                        .map(|field| field.name)
+                        .collect()
+                })
+                .collect()
+        });
         TYPES
             .iter()
-            .find(|(t, ..)| *t == self)
-            .map(|(.., f)| *f)
-            .unwrap_or_default()
+            .position(|(t, _)| *t == self)
+            .map_or(&[], |i| fields[i].as_slice())
     }
 
     /// The type the service calls `name`.
     pub fn parse(name: &str) -> Option<ServiceType> {
-        TYPES.iter().find(|(_, n, _)| *n == name.trim()).map(|(t, ..)| *t)
+        TYPES.iter().find(|(_, n)| *n == name.trim()).map(|(t, _)| *t)
     }
 }
 
@@ -309,40 +394,26 @@ impl NewServiceTask {
             }
             (None, None) => {}
         }
-        let needs = self.task_type.fields();
         let kind = self.task_type.name();
-        for (field, given) in self.specific() {
-            match (needs.contains(&field), given) {
-                (true, None) => problem(field, format!("is required for a {kind} task")),
+        for field in &SPECIFIC {
+            match (field.types.contains(&self.task_type), (field.get)(self)) {
+                (true, None) => problem(field.name, format!("is required for a {kind} task")),
                 (false, Some(_)) => problem(
-                    field,
+                    field.name,
                     format!(
                         "is not a field of a {kind} task (its own are {})",
-                        needs.join(", ")
+                        self.task_type.fields().join(", ")
                     ),
                 ),
                 (true, Some(value)) => {
-                    if let Some(rule) = specific_rule(field, &value) {
-                        problem(field, rule);
+                    if let Some(rule) = field.kind.broken_by(&value) {
+                        problem(field.name, rule);
                     }
                 }
                 (false, None) => {}
             }
         }
         problems
-    }
-
-    /// The fields of some types, each with its value as text when given.
-    fn specific(&self) -> [(&'static str, Option<String>); 7] {
-        [
-            ("status_url", self.status_url.clone()),
-            ("ip", self.ip.clone()),
-            ("port", self.port.map(|p| p.to_string())),
-            ("user", self.user.clone()),
-            ("password", self.password.as_ref().map(|p| p.expose().to_string())),
-            ("appname", self.app_name.clone()),
-            ("logPath", self.log_path.clone()),
-        ]
     }
 }
 
@@ -356,35 +427,42 @@ fn frequency_rule(value: impl std::fmt::Display) -> String {
     )
 }
 
-/// The rule a given value of a type's field breaks, if any (never showing a password).
-fn specific_rule(field: &str, value: &str) -> Option<String> {
-    if value.trim().is_empty() {
-        return Some("must not be empty".into());
-    }
-    if field != "password" && value.chars().any(char::is_control) {
-        return Some(CONTROL.into());
-    }
-    match field {
-        "status_url" => {
-            let rest = value
-                .strip_prefix("http://")
-                .or_else(|| value.strip_prefix("https://"));
-            let good = rest
-                .is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace));
-            (!good).then(|| format!("must be an http:// or https:// address, not {value:?}"))
+impl Kind {
+    /// The rule a given value breaks, if any (never showing a password).
+    fn broken_by(self, value: &str) -> Option<String> {
+        if value.trim().is_empty() {
+            return Some("must not be empty".into());
         }
-        "ip" => value
-            .parse::<IpAddr>()
-            .is_err()
-            .then(|| format!("must be an IPv4 or IPv6 address, not {value:?}")),
-        "port" => value
-            .parse::<u32>()
-            .ok()
-            .filter(|p| (1..=65535).contains(p))
-            .is_none()
-            .then(|| format!("must be a port number from 1 to 65535, not {value}")),
-        _ => None,
+        if self != Kind::Secret && value.chars().any(char::is_control) {
+            return Some(CONTROL.into());
+        }
+        match self {
+            Kind::Address => {
+                let rest = value
+                    .strip_prefix("http://")
+                    .or_else(|| value.strip_prefix("https://"));
+                let good = rest.is_some_and(|r| {
+                    !r.is_empty() && !r.starts_with('/') && !r.contains(char::is_whitespace)
+                });
+                (!good).then(|| format!("must be an http:// or https:// address, not {value:?}"))
+            }
+            Kind::Ip => value
+                .parse::<IpAddr>()
+                .is_err()
+                .then(|| format!("must be an IPv4 or IPv6 address, not {value:?}")),
+            Kind::Port => value
+                .parse::<u32>()
+                .ok()
+                .filter(|p| (1..=65535).contains(p))
+                .is_none()
+                .then(|| port_rule(value)),
+            Kind::Text | Kind::Secret => None,
+        }
     }
+}
+
+fn port_rule(value: impl std::fmt::Display) -> String {
+    format!("must be a port number from 1 to 65535, not {value}")
 }
 
 /// Reads one task object; the problems are what could not be read (its rules are checked by
@@ -399,92 +477,106 @@ fn read(value: &Value, index: Option<usize>) -> std::result::Result<NewServiceTa
     };
     let mut problems = Vec::new();
     let mut problem = |field: &str, rule: String| problems.push(Problem::new(index, field, rule));
-    let text = |name: &str| object.get(name).map(scalar);
-    let task_name = match text("task_name") {
-        Some(Some(name)) => name,
-        Some(None) => {
-            problem("task_name", "must be a string".into());
-            String::new()
-        }
-        None => String::new(),
-    };
-    let task_type = match text("task_type") {
+    let mut task = NewServiceTask::new(String::new(), ServiceType::Apache);
+    let task_type = read_name_and_type(object, &mut task, &mut problem);
+    read_settings(object, &mut task, &mut problem);
+    read_scope(object, &mut task, &mut problem);
+    read_specific(object, &mut task, &mut problem);
+    let known = |key: &str| COMMON.contains(&key) || SPECIFIC.iter().any(|field| field.name == key);
+    for key in object.keys().filter(|key| !known(key)) {
+        problem(
+            key,
+            "is not a field of a service task (they are task_name, task_type, frequency, use_agent, \
+             plugin_task_uselist_id, alert_setting or open_scope with organization and user_ids, \
+             and the fields of its type)"
+                .into(),
+        );
+    }
+    match (task_type, problems.is_empty()) {
+        (Some(task_type), true) => Ok(NewServiceTask { task_type, ..task }),
+        _ => Err(problems),
+    }
+}
+
+/// Something wrong with a field of a task being read: its name and the rule.
+type Report<'a> = dyn FnMut(&str, String) + 'a;
+
+/// `task_name` into `task`, and the type (`None` when it is missing or unknown).
+fn read_name_and_type(
+    object: &Map<String, Value>,
+    task: &mut NewServiceTask,
+    problem: &mut Report,
+) -> Option<ServiceType> {
+    match object.get("task_name").map(scalar) {
+        Some(Some(name)) => task.task_name = name,
+        Some(None) => problem("task_name", "must be a string".into()),
+        None => {}
+    }
+    let names = || TYPES.map(|(_, name)| name).join(", ");
+    match object.get("task_type").map(scalar) {
         Some(Some(name)) => ServiceType::parse(&name).or_else(|| {
-            let names: Vec<&str> = TYPES.iter().map(|(_, n, _)| *n).collect();
-            problem(
-                "task_type",
-                format!("must be one of {}, not {name:?}", names.join(", ")),
-            );
+            problem("task_type", format!("must be one of {}, not {name:?}", names()));
             None
         }),
         _ => {
-            let names: Vec<&str> = TYPES.iter().map(|(_, n, _)| *n).collect();
-            problem("task_type", format!("is required: one of {}", names.join(", ")));
+            problem("task_type", format!("is required: one of {}", names()));
             None
         }
-    };
-    let whole = |name: &str, problem: &mut dyn FnMut(&str, String), rule: &dyn Fn(&Value) -> String| {
-        object.get(name).and_then(|value| {
-            let number = scalar(value).and_then(|t| t.trim().parse::<u32>().ok());
-            if number.is_none() {
-                problem(name, rule(value));
-            }
-            number
-        })
-    };
-    let frequency = whole("frequency", &mut problem, &|v| frequency_rule(v)).unwrap_or(5);
-    let port = whole("port", &mut problem, &|v| {
-        format!("must be a port number from 1 to 65535, not {v}")
-    });
-    let use_agent = match object.get("use_agent").map(scalar) {
-        None => false,
-        Some(Some(flag)) if matches!(flag.trim(), "1" | "true") => true,
-        Some(Some(flag)) if matches!(flag.trim(), "0" | "false") => false,
-        Some(_) => {
-            problem("use_agent", "must be 0 or 1".into());
-            false
+    }
+}
+
+/// `frequency`, `use_agent` and `plugin_task_uselist_id` into `task` (left out: the defaults).
+fn read_settings(object: &Map<String, Value>, task: &mut NewServiceTask, problem: &mut Report) {
+    if let Some(value) = object.get("frequency") {
+        match scalar(value).and_then(|t| t.trim().parse::<u32>().ok()) {
+            Some(frequency) => task.frequency = frequency,
+            None => problem("frequency", frequency_rule(value)),
         }
-    };
-    let plugin_task_uselist_id = match object.get("plugin_task_uselist_id").map(ids) {
-        None => Vec::new(),
-        Some(Some(list)) => list,
-        Some(None) => {
-            problem(
-                "plugin_task_uselist_id",
-                "must be ids as a string, a number or a list".into(),
-            );
-            Vec::new()
+    }
+    match object.get("use_agent").map(scalar) {
+        None => {}
+        Some(Some(flag)) if matches!(flag.trim(), "1" | "true") => task.use_agent = true,
+        Some(Some(flag)) if matches!(flag.trim(), "0" | "false") => task.use_agent = false,
+        Some(_) => problem("use_agent", "must be 0 or 1".into()),
+    }
+    match object.get("plugin_task_uselist_id").map(ids) {
+        None => {}
+        Some(Some(list)) => task.plugin_task_uselist_id = list,
+        Some(None) => problem(
+            "plugin_task_uselist_id",
+            "must be ids as a string, a number or a list".into(),
+        ),
+    }
+}
+
+/// `alert_setting`, or `open_scope` with `organization` and `user_ids`, into `task`.
+fn read_scope(object: &Map<String, Value>, task: &mut NewServiceTask, problem: &mut Report) {
+    if let Some(value) = object.get("alert_setting") {
+        match serde_json::from_value::<AlertSetting>(value.clone()) {
+            Ok(setting) => task.alert_setting = Some(setting),
+            Err(error) => problem("alert_setting", error.to_string()),
         }
-    };
-    let alert_setting = match object.get("alert_setting") {
-        None => None,
-        Some(value) => match serde_json::from_value::<AlertSetting>(value.clone()) {
-            Ok(setting) => Some(setting),
-            Err(error) => {
-                problem("alert_setting", error.to_string());
-                None
+    }
+    if let Some(value) = object.get("open_scope") {
+        match serde_json::from_value::<Scope>(value.clone()) {
+            Ok(scope) => {
+                task.open_scope = Some(OpenScope {
+                    scope,
+                    organization: object
+                        .get("organization")
+                        .and_then(scalar)
+                        .filter(|o| !o.trim().is_empty()),
+                    user_ids: object.get("user_ids").and_then(ids).unwrap_or_default(),
+                })
             }
-        },
-    };
-    let open_scope = match object.get("open_scope") {
-        None => None,
-        Some(value) => match serde_json::from_value::<Scope>(value.clone()) {
-            Ok(scope) => Some(OpenScope {
-                scope,
-                organization: text("organization").flatten().filter(|o| !o.trim().is_empty()),
-                user_ids: object.get("user_ids").and_then(ids).unwrap_or_default(),
-            }),
-            Err(_) => {
-                problem(
-                    "open_scope",
-                    "must be 1 (all enterprise users), 2 (a user group), 3 (only the creator) or 4 (selected users)"
-                        .into(),
-                );
-                None
-            }
-        },
-    };
-    if open_scope.is_none() {
+            Err(_) => problem(
+                "open_scope",
+                "must be 1 (all enterprise users), 2 (a user group), 3 (only the creator) or 4 (selected users)"
+                    .into(),
+            ),
+        }
+    }
+    if task.open_scope.is_none() {
         for field in ["organization", "user_ids"] {
             if object.contains_key(field) {
                 problem(
@@ -494,50 +586,25 @@ fn read(value: &Value, index: Option<usize>) -> std::result::Result<NewServiceTa
             }
         }
     }
-    let optional_text = |name: &str, problem: &mut dyn FnMut(&str, String)| match object.get(name) {
-        None | Some(Value::Null) => None,
-        Some(value) => scalar(value).or_else(|| {
-            // Never echo the value: it may be the password.
-            problem(name, "must be a string".into());
-            None
-        }),
-    };
-    let status_url = optional_text("status_url", &mut problem);
-    let ip = optional_text("ip", &mut problem);
-    let user = optional_text("user", &mut problem);
-    let password = optional_text("password", &mut problem).map(Secret::new);
-    let app_name = optional_text("appname", &mut problem);
-    let log_path = optional_text("logPath", &mut problem);
-    for key in object.keys() {
-        let known = COMMON.contains(&key.as_str()) || SPECIFIC.contains(&key.as_str()) || key == "logPath";
-        if !known {
-            problem(
-                key,
-                "is not a field of a service task (they are task_name, task_type, frequency, use_agent, \
-                 plugin_task_uselist_id, alert_setting or open_scope with organization and user_ids, \
-                 and the fields of its type)"
-                    .into(),
-            );
+}
+
+/// The [`SPECIFIC`] fields given into `task` (`null` is not given; which the type takes is
+/// checked by [`NewServiceTask::problems`]).
+fn read_specific(object: &Map<String, Value>, task: &mut NewServiceTask, problem: &mut Report) {
+    for field in &SPECIFIC {
+        match (field.kind, object.get(field.name)) {
+            (_, None) => {}
+            (Kind::Port, Some(value)) => match scalar(value).filter(|t| t.trim().parse::<u32>().is_ok()) {
+                Some(port) => (field.set)(task, port),
+                None => problem(field.name, port_rule(value)),
+            },
+            (_, Some(Value::Null)) => {}
+            (_, Some(value)) => match scalar(value) {
+                Some(text) => (field.set)(task, text),
+                // Never echo the value: it may be the password.
+                None => problem(field.name, "must be a string".into()),
+            },
         }
-    }
-    match (task_type, problems.is_empty()) {
-        (Some(task_type), true) => Ok(NewServiceTask {
-            task_name,
-            task_type,
-            frequency,
-            use_agent,
-            plugin_task_uselist_id,
-            alert_setting,
-            open_scope,
-            status_url,
-            ip,
-            port,
-            user,
-            password,
-            app_name,
-            log_path,
-        }),
-        _ => Err(problems),
     }
 }
 
@@ -593,9 +660,9 @@ impl Serialize for NewServiceTask {
                 map.serialize_entry("alert_setting", self.alert_setting.as_ref().unwrap_or(&default))?;
             }
         }
-        for (field, value) in self.specific() {
-            if let Some(value) = value {
-                map.serialize_entry(field, &value)?;
+        for field in &SPECIFIC {
+            if let Some(value) = (field.get)(self) {
+                map.serialize_entry(field.name, &value)?;
             }
         }
         map.end()

@@ -30,15 +30,15 @@ pub struct MonitoringPoint {
     /// Point name.
     #[serde(default, deserialize_with = "de::text")]
     pub name: String,
-    /// Availability per check time (unix seconds).
-    #[serde(default, deserialize_with = "de::map")]
+    /// Availability per check time (unix seconds, of the years 1 to 9999).
+    #[serde(default, deserialize_with = "uprate_checks")]
     pub uprate: BTreeMap<i64, Uprate>,
     /// Faults in the period; `None` when the service sent `null` or an empty object (no
     /// fault).
     #[serde(default, deserialize_with = "faults")]
     pub fault: Option<Faults>,
-    /// Response times per check time (unix seconds).
-    #[serde(default, deserialize_with = "de::map")]
+    /// Response times per check time (unix seconds, of the years 1 to 9999).
+    #[serde(default, deserialize_with = "resptime_checks")]
     pub resptime: BTreeMap<i64, ResponseTime>,
     /// Fields the service's documentation does not list, kept as sent.
     #[serde(flatten)]
@@ -95,8 +95,8 @@ pub struct Faults {
 /// One fault.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fault {
-    /// When it began (unix seconds).
-    #[serde(deserialize_with = "de::number")]
+    /// When it began (unix seconds, of the years 1 to 9999: another time is an error).
+    #[serde(deserialize_with = "start_time")]
     pub start_time: i64,
     /// When it ended, or that it has not.
     pub end_time: FaultEnd,
@@ -114,7 +114,9 @@ pub struct Fault {
     pub extra: Map<String, Value>,
 }
 
-/// A fault's `end_time`: a unix timestamp, or a text meaning it has not ended.
+/// A fault's `end_time`: a unix timestamp, or a text meaning it has not ended. What is not a
+/// time of the years 1 to 9999 (a text, a fraction, `0`, a number out of that range) is read
+/// as the service's word that the fault goes on, as sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum FaultEnd {
@@ -136,16 +138,29 @@ impl<'de> Deserialize<'de> for FaultEnd {
         Ok(match Value::deserialize(d)? {
             Value::Number(n) => n
                 .as_i64()
+                .and_then(de::unix_time)
                 .map(FaultEnd::Ended)
                 .unwrap_or_else(|| FaultEnd::Ongoing(n.to_string())),
-            Value::String(s) => match s.trim().parse::<i64>() {
-                Ok(t) if t > 0 => FaultEnd::Ended(t),
+            Value::String(s) => match s.trim().parse::<i64>().ok().and_then(de::unix_time) {
+                Some(t) if t > 0 => FaultEnd::Ended(t),
                 _ => FaultEnd::Ongoing(s),
             },
             Value::Null => FaultEnd::Ongoing(String::new()),
             other => return Err(D::Error::custom(format!("unexpected end_time {other}"))),
         })
     }
+}
+
+fn uprate_checks<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<i64, Uprate>, D::Error> {
+    de::checks(d, "uprate")
+}
+
+fn resptime_checks<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<i64, ResponseTime>, D::Error> {
+    de::checks(d, "resptime")
+}
+
+fn start_time<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    de::time(d, "start_time")
 }
 
 /// `fault`: `null`, `{}` (or PHP's `[]`) mean none; otherwise numbered records plus `count`.

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::columns::{empty_list, midnight, timestamps, Interner};
 use super::Body;
-use crate::model::de::{trimmed, Measure};
+use crate::model::de::{trimmed, unix_time, Measure};
 
 pub(super) fn build(
     task_id: u64,
@@ -42,6 +42,22 @@ pub(super) fn build(
     };
     body.read(|text| Report(&mut builder).deserialize(text))?;
     Ok(builder.finish(timezone))
+}
+
+impl crate::Decoder<RecordBatch> {
+    /// The decoder of a service report's table, whole or as the body arrives (what
+    /// `Tables::service_report` reads with). For the fuzz targets (`fuzz/`).
+    #[doc(hidden)]
+    pub fn service_table(
+        task_id: u64,
+        start: NaiveDate,
+        timezone: FixedOffset,
+    ) -> crate::Decoder<RecordBatch> {
+        crate::Decoder::new(true, move |body| {
+            build(task_id, Body::Whole(body), start, timezone)
+        })
+        .with_members(move |members| build(task_id, Body::Members(members), start, timezone))
+    }
 }
 
 struct Builder {
@@ -99,12 +115,19 @@ impl Builder {
 
     fn end_record(&mut self) {
         self.record_fields = 0;
-        let time = self.record_clock.take().map(|clock| {
+        let time = self.record_clock.take().and_then(|clock| {
             if self.last_clock.is_some_and(|last| clock < last) {
-                self.days += 1;
+                // A day per record at most: bounded by the body's length, saturated anyway.
+                self.days = self.days.saturating_add(1);
             }
             self.last_clock = Some(clock);
-            self.start + self.days * 86_400 + i64::from(clock)
+            // Past the year 9999 (the bound of every time read) it is no time: null, as an
+            // unreadable one.
+            self.days
+                .checked_mul(86_400)
+                .and_then(|days| self.start.checked_add(days))
+                .and_then(|day| day.checked_add(i64::from(clock)))
+                .and_then(unix_time)
         });
         for (metric, value) in self.record_values.drain(..) {
             self.series_keys.push(self.current_series);

@@ -25,6 +25,16 @@ pub(super) fn build(task_id: u64, body: Body<'_>, timezone: FixedOffset) -> serd
     Ok(builder.finish(task_id, timezone))
 }
 
+impl crate::Decoder<SiteTables> {
+    /// The decoder of a site report's tables, whole or as the body arrives (what
+    /// `Tables::site_report` reads with). For the fuzz targets (`fuzz/`).
+    #[doc(hidden)]
+    pub fn site_tables(task_id: u64, timezone: FixedOffset) -> crate::Decoder<SiteTables> {
+        crate::Decoder::new(true, move |body| build(task_id, Body::Whole(body), timezone))
+            .with_members(move |members| build(task_id, Body::Members(members), timezone))
+    }
+}
+
 /// Rows of one table that belong to monitoring points: which point (an index into
 /// `Builder::points`) and when.
 #[derive(Default)]
@@ -70,8 +80,10 @@ impl Builder {
         self.fault_start.push(fault.start_time);
         self.fault_end.append_option(end);
         self.fault_ongoing.append_value(end.is_none());
+        // Both are times of the years 1 to 9999 (the model's rule), whose difference fits;
+        // checked all the same, as every sum of the network's numbers.
         self.fault_duration
-            .append_option(end.map(|end| end - fault.start_time));
+            .append_option(end.and_then(|end| end.checked_sub(fault.start_time)));
         self.fault_cause.push(self.causes.intern(&fault.fault_status));
         self.fault_diff_time.append_value(&fault.diff_time);
         self.fault_period.append_value(&fault.current_fault_period);
@@ -154,6 +166,35 @@ impl<T: FromStr> Visitor<'_> for Key<T> {
 
 fn key<T: FromStr>() -> Key<T> {
     Key(PhantomData)
+}
+
+/// A check time as a map key: unix seconds of the years 1 to 9999 (the typed model's rule);
+/// the error names the map (`uprate`, `resptime`).
+struct CheckTime(&'static str);
+
+impl<'de> DeserializeSeed<'de> for CheckTime {
+    type Value = i64;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<i64, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for CheckTime {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a check time")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<i64, E> {
+        let seconds = key::<i64>().visit_str(v)?;
+        lenient::unix_time(seconds).ok_or_else(|| {
+            de::Error::custom(lenient::time_out_of_range(
+                self.0,
+                format_args!("check time {v:?}"),
+            ))
+        })
+    }
 }
 
 /// The report: monitoring-point id to the point's data.
@@ -319,7 +360,11 @@ impl<'de> Visitor<'de> for Checks<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let builder = self.builder;
-        while let Some(time) = map.next_key_seed(key::<i64>())? {
+        let field = match self.kind {
+            CheckKind::Uprate => "uprate",
+            CheckKind::ResponseTime => "resptime",
+        };
+        while let Some(time) = map.next_key_seed(CheckTime(field))? {
             match self.kind {
                 CheckKind::Uprate => {
                     let record = map.next_value::<Option<UprateRecord>>()?;

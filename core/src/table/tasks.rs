@@ -9,6 +9,7 @@ use arrow_array::{
 use chrono::{FixedOffset, NaiveDateTime};
 
 use super::columns::{categories, timestamps, Interner};
+use crate::model::de::unix_time;
 use crate::{MonitorPoint, ServiceTask, SiteTask};
 
 /// The format of `last_check_time`.
@@ -42,10 +43,15 @@ pub(super) fn build(tasks: &[ServiceTask], timezone: FixedOffset) -> RecordBatch
     .expect("the columns follow the schema")
 }
 
-/// `YYYY-MM-DD HH:MM:SS` in `timezone` as unix time; empty or unreadable text is no time.
+/// `YYYY-MM-DD HH:MM:SS` in `timezone` as unix time; empty or unreadable text is no time, and
+/// so is a time out of the years 1 to 9999 (chrono reads years up to 262143, signed).
 fn check_time(text: &str, timezone: FixedOffset) -> Option<i64> {
     let local = NaiveDateTime::parse_from_str(text.trim(), CHECK_TIME_FORMAT).ok()?;
-    Some(local.and_utc().timestamp() - i64::from(timezone.local_minus_utc()))
+    local
+        .and_utc()
+        .timestamp()
+        .checked_sub(i64::from(timezone.local_minus_utc()))
+        .and_then(unix_time)
 }
 
 /// A text the service sent, or `None` when it left it out (or sent it empty).

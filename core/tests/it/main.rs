@@ -11,6 +11,8 @@ mod chaos;
 mod compression;
 mod errors;
 mod fixtures;
+#[cfg(feature = "arrow")]
+mod fuzz;
 mod network;
 mod operations;
 mod properties;
