@@ -4,8 +4,9 @@
    the store full (warm: read, no report request: the emulator's counters say so);
 2. one day later: the range moved by a day over a store of the first 29 days fetches only the
    new day (a request per task);
-3. `monapi sync` of the same range into an empty store: its time and peak RSS (it writes task
-   by task, never holding the range);
+3. `monapi sync` of the same range into an empty store: its time, CPU seconds (user + system
+   of the process: fetching, building, encoding the Parquet files) and peak RSS (it writes
+   task by task, never holding the range);
 4. the layout: a DuckDB query over the store's file per task-day against the same rows in one
    file per day, with the bytes on disk of each.
 
@@ -138,7 +139,7 @@ def main() -> int:
         )
         del table
 
-        # monapi sync into an empty store: time and peak RSS of the process.
+        # monapi sync into an empty store: time, CPU and peak RSS of the process.
         env = dict(
             os.environ,
             MONAPI_BASE_URL=base,
@@ -156,7 +157,11 @@ def main() -> int:
         assert status == 0, f"monapi sync exited with {status}"
         assert process.stdout is not None
         summary = process.stdout.read().strip()
-        print(f"monapi sync: {t_sync:.2f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MiB; {summary}")
+        cpu = usage.ru_utime + usage.ru_stime
+        print(
+            f"monapi sync: {t_sync:.2f} s, CPU {cpu:.2f} s (user {usage.ru_utime:.2f}, "
+            f"system {usage.ru_stime:.2f}), peak RSS {usage.ru_maxrss / 1024:.0f} MiB; {summary}"
+        )
 
         # The layout: a file per task-day against a file per day (DuckDB rewrites the rows).
         store = scratch / "store"

@@ -11,7 +11,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use clap::ValueEnum;
-use monapi::table::{in_milliseconds, milliseconds_schema};
+use monapi::table::{milliseconds_schema, try_in_milliseconds};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -115,7 +115,7 @@ impl Sink {
         match self {
             Sink::Csv(writer) => writer.write(batch)?,
             Sink::Ndjson(writer) => writer.write(batch)?,
-            Sink::Parquet(writer) => writer.write(&in_milliseconds(batch))?,
+            Sink::Parquet(writer) => writer.write(&try_in_milliseconds(batch)?)?,
             Sink::Arrow { batches, .. } => batches.push(batch.clone()),
         }
         Ok(())

@@ -311,3 +311,39 @@ fn two_syncs_of_one_store_at_once_equal_one() {
     }
     assert_eq!(datasets(&dir), datasets(&one));
 }
+
+/// A task whose store fails (its file is a symbolic link to itself: it cannot be opened,
+/// which is not a file to set aside): the other tasks are synced, the failure is on stderr,
+/// and the sync exits 3 (partial), not 1 (nothing synced).
+#[cfg(unix)]
+#[test]
+fn a_task_whose_store_fails_is_a_partial_sync_exit_3() {
+    let emulator = emulator(Duration::ZERO);
+    let dir = scratch("task-fails");
+    let (from, _) = days(&emulator);
+    let day_dir = dir.join("service_report").join(format!("day={from}"));
+    std::fs::create_dir_all(&day_dir).unwrap();
+    std::os::unix::fs::symlink("task-10014.parquet", day_dir.join("task-10014.parquet")).unwrap();
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 3);
+    let stderr = text(&output.stderr);
+    let failed: Vec<&str> = stderr.lines().filter(|line| line.contains(" failed: ")).collect();
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains("service_report of task 10014"), "{stderr}");
+    let summary = text(&output.stdout);
+    assert!(
+        summary.contains("16 task-days fetched") && summary.contains(" 4 failed"),
+        "{summary}"
+    );
+    // Every other task's days are in place; once the link is gone, the next sync fetches
+    // the failed task's days.
+    std::fs::remove_file(day_dir.join("task-10014.parquet")).unwrap();
+    assert_eq!(datasets(&dir).len(), 3 * 4 + 2 * 4 * 3 - 4);
+    let output = run(&mut sync(&emulator, &dir, &[]));
+    assert_exit(&output, 0);
+    assert!(
+        text(&output.stdout).contains("4 task-days fetched, 16 reused"),
+        "{}",
+        text(&output.stdout)
+    );
+}

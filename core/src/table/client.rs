@@ -329,6 +329,8 @@ impl Tables {
     }
 
     /// The client's store, when it has one (see [`ClientBuilder::store`](crate::ClientBuilder::store)).
+    /// It reads the store's `store.json` (blocking file I/O): the async calls open it with
+    /// `open_store`, on the blocking pool.
     pub fn store(&self) -> Result<Option<Store>> {
         let settings = self.client.settings();
         settings
@@ -338,11 +340,30 @@ impl Tables {
             .transpose()
     }
 
+    /// [`store`](Tables::store) on the blocking pool, off the runtime's threads (a slow or
+    /// network disk would hold every task of a runtime thread while `store.json` is read).
+    pub(super) async fn open_store(&self) -> Result<Option<Store>> {
+        let settings = self.client.settings();
+        let Some(root) = settings.store.clone() else {
+            return Ok(None);
+        };
+        let timezone = settings.timezone;
+        tokio::task::spawn_blocking(move || Store::open(root, timezone))
+            .await
+            .unwrap_or_else(|error| {
+                Err(Error::Store {
+                    path: "(in memory)".into(),
+                    message: format!("the opening of the store stopped: {error}"),
+                })
+            })
+            .map(Some)
+    }
+
     /// The long table of a service task's report over `range`. With a store, the settled
     /// days it holds are read from it and only the others fetched (see [`Store`]).
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
-        let store = self.store()?;
+        let store = self.open_store().await?;
         Ok(
             service_report_through(&self.client, store.as_ref(), task_id, range)
                 .await?
@@ -355,7 +376,7 @@ impl Tables {
     /// keeps every point; the days it lacks are fetched for every point, and kept).
     pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteTables> {
         let range = self.resolve(range)?;
-        let store = self.store()?;
+        let store = self.open_store().await?;
         Ok(
             site_report_through(&self.client, store.as_ref(), task_id, range, monitor)
                 .await?
@@ -423,7 +444,7 @@ impl Tables {
         let task_ids = self.task_ids(tasks.into(), TaskList::Service).await?;
         self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
             .await?;
-        let (client, store) = (self.client.clone(), self.store()?);
+        let (client, store) = (self.client.clone(), self.open_store().await?);
         Ok(bulk(task_ids, &options, move |task_id| {
             let (client, store) = (client.clone(), store.clone());
             async move { service_report_through(&client, store.as_ref(), task_id, range).await }
@@ -465,7 +486,7 @@ impl Tables {
             monitor,
         })
         .await?;
-        let (client, store) = (self.client.clone(), self.store()?);
+        let (client, store) = (self.client.clone(), self.open_store().await?);
         Ok(bulk(task_ids, &options, move |task_id| {
             let (client, store) = (client.clone(), store.clone());
             async move { site_report_through(&client, store.as_ref(), task_id, range, monitor).await }

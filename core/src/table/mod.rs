@@ -121,8 +121,8 @@ pub use client::{
     check_concurrency, BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables,
     TaskIds, DEFAULT_CONCURRENCY,
 };
-pub use store::{in_milliseconds, milliseconds_schema, Store, StoreKind};
-pub use stored::last_settled_day;
+pub use store::{milliseconds_schema, read_stored_file, try_in_milliseconds, Store, StoreKind};
+pub use stored::{day_runs, last_settled_day, RUN_DAYS};
 pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 
 use crate::Members;

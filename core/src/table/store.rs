@@ -11,23 +11,30 @@
 //! ```
 //!
 //! One file holds one task's rows of one day (its schema is the table's, zstd-compressed),
-//! so a file is the unit a fetch fills: it is written to `.tmp/` and renamed into place,
-//! and what the store holds is the list of its file names. A file that exists is whole
-//! (a writer killed before its rename leaves only a `.tmp/` file, which readers never see);
-//! two writers of one task-day write the same rows, and the second rename replaces the
-//! first, so nothing is doubled. The day is a Hive partition (`day=`), which DuckDB,
-//! polars, pyarrow, Dask and Spark read as a date column; the task id is in the rows.
+//! so a file is the unit a fetch fills: it is written to `.tmp/`, flushed to the disk
+//! (`fsync`) and renamed into place, and the rename is flushed too (its directory's
+//! `fsync`, on unix): what the store holds is the list of its file names, and a power cut
+//! leaves only whole files in place. A file that exists is whole (a writer killed before its
+//! rename leaves only a `.tmp/` file, which readers never see); two writers of one task-day
+//! write the same rows, and the second rename replaces the first, so nothing is doubled.
+//! The day is a Hive partition (`day=`), which DuckDB, polars, pyarrow, Dask and Spark read
+//! as a date column; the task id is in the rows.
 //!
 //! A store keeps days in one time zone (the client's when it was first written, recorded
 //! in `store.json`): a client with another one is refused rather than mixing days.
+//! `store.json` is written once and never replaced: made whole in a file of its own, then
+//! linked to its name, which fails when another writer's is there first (that one is then
+//! read). One that does not parse (left by an older version, which wrote it in place,
+//! cut short by a power loss) is set aside in `.corrupt/` and written again with the time
+//! zone of the store's files (the client's when it holds none).
 
 use std::fs::{self, File};
-use std::io;
+use std::io::{self, Write};
+use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
-
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{TimestampMillisecondType, TimestampSecondType};
@@ -37,7 +44,7 @@ use chrono::{FixedOffset, NaiveDate};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{FileMetaData, KeyValue, ParquetMetaData, ParquetMetaDataWriter};
 use parquet::file::properties::WriterProperties;
 
 use crate::{Error, Result};
@@ -48,6 +55,8 @@ const FORMAT: u32 = 1;
 const TMP: &str = ".tmp";
 /// Where files that did not read are set aside.
 const CORRUPT: &str = ".corrupt";
+/// The store's description: its layout's version and its days' time zone.
+const DESCRIPTION: &str = "store.json";
 /// Files left in `.tmp/` longer than this were abandoned (their writer died) and are removed.
 const ABANDONED_SECS: u64 = 3600;
 
@@ -160,19 +169,31 @@ pub(crate) enum Read {
 pub struct Store {
     root: PathBuf,
     timezone: FixedOffset,
+    /// Set once `store.json` is known to record `timezone`: the writes after the first do
+    /// not read it again.
+    recorded: Arc<AtomicBool>,
 }
 
 impl Store {
     /// The store in `root` for days in `timezone`. Nothing is created until a day is
-    /// written; a store first written in another time zone is an error.
+    /// written; a store first written in another time zone is an error. This reads
+    /// `store.json` (blocking file I/O: from async code, call it on the blocking pool).
     pub fn open(root: impl Into<PathBuf>, timezone: FixedOffset) -> Result<Store> {
         let store = Store {
             root: root.into(),
             timezone,
+            recorded: Arc::default(),
         };
-        if let Some(recorded) = store.recorded_timezone()?
-            && recorded != timezone
-        {
+        if let Some(recorded) = store.recorded_timezone()? {
+            store.accept(recorded)?;
+        }
+        Ok(store)
+    }
+
+    /// Takes `recorded`, the time zone of `store.json`, when it is the store's.
+    fn accept(&self, recorded: FixedOffset) -> Result<()> {
+        let timezone = self.timezone;
+        if recorded != timezone {
             return Err(Error::invalid_input(
                 None,
                 "store",
@@ -181,7 +202,8 @@ impl Store {
                 ),
             ));
         }
-        Ok(store)
+        self.recorded.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// The store's directory.
@@ -246,7 +268,7 @@ impl Store {
             Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Read::Missing),
             Err(error) => return Err(io_error(&path, "could not be read", &error)),
         };
-        match read_table(bytes, &kind.schema(self.timezone)) {
+        match read_stored_file(kind, self.timezone, bytes) {
             Ok(batch) => Ok(Read::Held(batch)),
             Err(why) => self.set_aside(&path, why),
         }
@@ -263,9 +285,11 @@ impl Store {
             Err(error) => return Err(io_error(&path, "could not be opened", &error)),
         };
         let schema = kind.schema(self.timezone);
-        let checked = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|error| error.to_string())
-            .and_then(|builder| same_schema(builder.schema(), &milliseconds_schema(&schema)));
+        let checked = unpanicked(|| {
+            ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|error| error.to_string())
+                .and_then(|builder| same_schema(builder.schema(), &milliseconds_schema(&schema)))
+        });
         match checked {
             Ok(()) => Ok(Read::Held(RecordBatch::new_empty(schema))),
             Err(why) => self.set_aside(&path, why),
@@ -273,17 +297,8 @@ impl Store {
     }
 
     fn set_aside(&self, path: &Path, why: String) -> Result<Read> {
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
-        let to = self
-            .root
-            .join(CORRUPT)
-            .join(format!("{}.{stamp}", relative.display()));
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent).map_err(|e| io_error(parent, "could not be created", &e))?;
-        }
+        let to = self.corrupt_path(path);
+        make_dir(to.parent().expect("a file has a directory"))?;
         match fs::rename(path, &to) {
             Ok(()) => {}
             // Another reader set it aside (or a writer replaced it) first.
@@ -294,8 +309,8 @@ impl Store {
         Ok(Read::SetAside { to })
     }
 
-    /// Writes one task-day whole, or not at all: into `.tmp/`, then renamed into place.
-    /// Returns the file's size.
+    /// Writes one task-day whole, or not at all: into `.tmp/`, flushed to the disk, then
+    /// renamed into place (and the rename flushed). Returns the file's size.
     pub(crate) fn write(
         &self,
         kind: StoreKind,
@@ -305,19 +320,25 @@ impl Store {
     ) -> Result<u64> {
         self.record_timezone()?;
         let path = self.file(kind, task_id, day);
+        let day_dir = path.parent().expect("a file has a directory");
         let tmp_dir = self.root.join(TMP);
-        for dir in [&tmp_dir, path.parent().expect("a file has a directory")] {
-            fs::create_dir_all(dir).map_err(|e| io_error(dir, "could not be created", &e))?;
-        }
+        make_dir(&tmp_dir)?;
+        make_dir(day_dir)?;
+        let bytes = encode_file(batch).map_err(|error| Error::Store {
+            path: path.display().to_string(),
+            message: format!("could not be written: {error}"),
+        })?;
         let tmp = tmp_dir.join(unique_name(&format!("{}-{task_id}-{day}", kind.name())));
-        let written = write_table(&tmp, batch).and_then(|size| {
-            fs::rename(&tmp, &path).map_err(|e| io_error(&path, "could not be put in place", &e))?;
-            Ok(size)
-        });
+        let written = write_synced(&tmp, &bytes)
+            .map_err(|e| io_error(&tmp, "could not be written", &e))
+            .and_then(|()| {
+                fs::rename(&tmp, &path).map_err(|e| io_error(&path, "could not be put in place", &e))
+            })
+            .and_then(|()| sync_dir(day_dir).map_err(|e| io_error(day_dir, "could not be flushed", &e)));
         if written.is_err() {
             let _ = fs::remove_file(&tmp);
         }
-        written
+        written.map(|()| bytes.len() as u64)
     }
 
     /// Removes what writers killed mid-way left in `.tmp/` (files older than an hour: a
@@ -338,38 +359,214 @@ impl Store {
         }
     }
 
+    /// The time zone `store.json` records; `None` when there is none yet. One that does not
+    /// parse is replaced first ([`repair`](Store::repair)).
     fn recorded_timezone(&self) -> Result<Option<FixedOffset>> {
-        let path = self.root.join("store.json");
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(io_error(&path, "could not be read", &error)),
-        };
-        let timezone = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|value| value.get("timezone")?.as_str()?.parse::<FixedOffset>().ok());
-        match timezone {
-            Some(timezone) => Ok(Some(timezone)),
-            None => Err(Error::Store {
-                path: path.display().to_string(),
-                message: "is not a store's description ({\"format\": 1, \"timezone\": \"+08:00\"})".into(),
-            }),
+        match self.description()? {
+            Description::Missing => Ok(None),
+            Description::Recorded(timezone) => Ok(Some(timezone)),
+            Description::Garbled => self.repair().map(Some),
         }
     }
 
-    /// Writes `store.json` the first time a day is written.
+    fn description(&self) -> Result<Description> {
+        let path = self.root.join(DESCRIPTION);
+        match fs::read(&path) {
+            Ok(bytes) => describe(&path, &bytes),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Description::Missing),
+            Err(error) => Err(io_error(&path, "could not be read", &error)),
+        }
+    }
+
+    /// Makes sure `store.json` records the store's time zone before its first day is written:
+    /// writes it when there is none, refuses another one.
     fn record_timezone(&self) -> Result<()> {
-        let path = self.root.join("store.json");
-        if path.is_file() {
+        if self.recorded.load(Ordering::Acquire) {
             return Ok(());
         }
-        fs::create_dir_all(&self.root).map_err(|e| io_error(&self.root, "could not be created", &e))?;
-        let tmp = self.root.join(unique_name(".store.json"));
-        let text = format!("{{\"format\": {FORMAT}, \"timezone\": \"{}\"}}\n", self.timezone);
-        fs::write(&tmp, text)
-            .and_then(|()| fs::rename(&tmp, &path))
-            .map_err(|e| io_error(&path, "could not be written", &e))
+        let recorded = match self.recorded_timezone()? {
+            Some(recorded) => recorded,
+            None => self.create_description(self.timezone)?,
+        };
+        self.accept(recorded)
     }
+
+    /// Writes `store.json` for `timezone` unless another writer did first; returns the time
+    /// zone it records. It is made whole (flushed) under a name of its own, then linked to
+    /// its name: a link fails when the name exists, so it is never replaced, and a reader
+    /// never sees it in part.
+    fn create_description(&self, timezone: FixedOffset) -> Result<FixedOffset> {
+        let path = self.root.join(DESCRIPTION);
+        make_dir(&self.root)?;
+        let tmp = self.root.join(unique_name(".store.json"));
+        let text = format!("{{\"format\": {FORMAT}, \"timezone\": \"{timezone}\"}}\n");
+        let linked = write_synced(&tmp, text.as_bytes()).and_then(|()| fs::hard_link(&tmp, &path));
+        let _ = fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => {
+                sync_dir(&self.root).map_err(|e| io_error(&self.root, "could not be flushed", &e))?;
+                Ok(timezone)
+            }
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => match self.description()? {
+                Description::Recorded(recorded) => Ok(recorded),
+                // Only a writer of an older version, writing in place, leaves one now: the
+                // next call repairs it.
+                Description::Garbled => Err(io_error(&path, "is being written by another writer", &error)),
+                Description::Missing => Err(io_error(&path, "was removed while it was written", &error)),
+            },
+            Err(error) => Err(io_error(&path, "could not be written", &error)),
+        }
+    }
+
+    /// Replaces a `store.json` that does not parse: it is set aside in `.corrupt/`, then
+    /// written again for the time zone of the store's files (the client's when it holds
+    /// none), as a new one is ([`create_description`](Store::create_description)). Two
+    /// repairs at once: the second may set aside the first's new description; it finds it
+    /// whole and links it back, so both take it.
+    fn repair(&self) -> Result<FixedOffset> {
+        let path = self.root.join(DESCRIPTION);
+        let to = self.corrupt_path(&path);
+        make_dir(to.parent().expect("a file has a directory"))?;
+        match fs::rename(&path, &to) {
+            Ok(()) => {}
+            // Another repair set it aside first.
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(io_error(&path, "could not be set aside", &error)),
+        }
+        let moved = fs::read(&to).ok().map(|bytes| describe(&to, &bytes));
+        if let Some(Ok(Description::Recorded(_))) = moved {
+            match fs::hard_link(&to, &path) {
+                Ok(()) => {}
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(error) => return Err(io_error(&path, "could not be put back", &error)),
+            }
+            let _ = fs::remove_file(&to);
+            return match self.description()? {
+                Description::Recorded(recorded) => Ok(recorded),
+                _ => Err(Error::Store {
+                    path: path.display().to_string(),
+                    message: "is being repaired by another writer".into(),
+                }),
+            };
+        }
+        tracing::warn!(target: "monapi", file = %path.display(), set_aside = %to.display(), "the store's description did not parse (a write cut short); it is set aside and written again");
+        let timezone = self.timezone_of_files()?.unwrap_or(self.timezone);
+        self.create_description(timezone)
+    }
+
+    /// The time zone of the first of the store's files that reads (from its schema).
+    fn timezone_of_files(&self) -> Result<Option<FixedOffset>> {
+        for kind in StoreKind::ALL {
+            for day_dir in read_dir(&self.root.join(kind.name()))? {
+                for file in read_dir(&day_dir)? {
+                    let Ok(file) = File::open(&file) else { continue };
+                    let zone = unpanicked(|| {
+                        let builder =
+                            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+                        let field = builder
+                            .schema()
+                            .field_with_name(kind.day_column())
+                            .map_err(|e| e.to_string())?;
+                        match field.data_type() {
+                            DataType::Timestamp(_, Some(zone)) => {
+                                zone.parse::<FixedOffset>().map_err(|e| e.to_string())
+                            }
+                            _ => Err("no time zone".into()),
+                        }
+                    });
+                    if let Ok(zone) = zone {
+                        return Ok(Some(zone));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Where a file of the store is set aside: `.corrupt/` and its path in the store, with
+    /// the time it was found.
+    fn corrupt_path(&self, path: &Path) -> PathBuf {
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        self.root
+            .join(CORRUPT)
+            .join(format!("{}.{stamp}", relative.display()))
+    }
+}
+
+/// What the bytes of a `store.json` at `path` describe.
+fn describe(path: &Path, bytes: &[u8]) -> Result<Description> {
+    // Not JSON at all (empty, or cut short): a write torn by a power cut. JSON of another
+    // shape is not ours to replace.
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Ok(Description::Garbled);
+    };
+    match value
+        .get("timezone")
+        .and_then(|zone| zone.as_str()?.parse::<FixedOffset>().ok())
+    {
+        Some(timezone) => Ok(Description::Recorded(timezone)),
+        None => Err(Error::Store {
+            path: path.display().to_string(),
+            message: "is not a store's description ({\"format\": 1, \"timezone\": \"+08:00\"})".into(),
+        }),
+    }
+}
+
+/// What `store.json` holds.
+enum Description {
+    Missing,
+    Recorded(FixedOffset),
+    /// Not JSON: cut short.
+    Garbled,
+}
+
+/// Writes `bytes` to a new file at `path` and flushes it to the disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = File::create_new(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Flushes a directory's entries (a rename or a new name in it) to the disk. On unix; a
+/// no-op elsewhere (Windows opens no directory as a file, and NTFS journals its names).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// Makes `dir` and the directories above it that are missing, each new name flushed to
+/// the disk in its parent (a file renamed into a directory whose own name was lost in a
+/// power cut would be lost with it).
+fn make_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        .collect();
+    fs::create_dir_all(dir).map_err(|e| io_error(dir, "could not be created", &e))?;
+    for created in missing.iter().rev() {
+        if let Some(parent) = created.parent() {
+            sync_dir(parent).map_err(|e| io_error(parent, "could not be flushed", &e))?;
+        }
+    }
+    Ok(())
 }
 
 /// A name no other writer (thread or process) uses at the same time.
@@ -384,35 +581,47 @@ fn unique_name(stem: &str) -> String {
 /// one, a garbled page can decode into other values without an error.
 const CHECKSUM_KEY: &str = "monapi.crc32";
 
-fn write_table(path: &Path, batch: &RecordBatch) -> Result<u64> {
-    let failed = |error: &dyn std::fmt::Display| Error::Store {
-        path: path.display().to_string(),
-        message: format!("could not be written: {error}"),
-    };
-    let batch = &in_milliseconds(batch);
-    // The pages do not depend on the footer: encoded once to learn their checksum, then again
-    // with it in the footer.
-    let pages = encode(batch, None).map_err(|e| failed(&e))?;
-    let checksum = crc32fast::hash(&pages[..pages_end(&pages).ok_or_else(|| failed(&"no footer"))?]);
-    let bytes = encode(batch, Some(checksum)).map_err(|e| failed(&e))?;
-    if pages_end(&bytes).map(|end| crc32fast::hash(&bytes[..end])) != Some(checksum) {
-        return Err(failed(&"its pages were not encoded the same way twice"));
-    }
-    fs::write(path, &bytes).map_err(|e| failed(&e))?;
-    Ok(bytes.len() as u64)
-}
-
-/// `batch` as a Parquet file (zstd), with `checksum` in its footer when given.
-fn encode(batch: &RecordBatch, checksum: Option<u32>) -> parquet::errors::Result<Vec<u8>> {
+/// `batch` as a stored file: Parquet (zstd), its timestamps in milliseconds, the CRC-32 of
+/// its pages in its footer.
+///
+/// The pages are encoded once: the file is written whole, then its footer is cut off and
+/// written again with the checksum of the bytes before it among its key-value pairs. The
+/// footer's offsets point before it, so they hold; the file is the one an encoding with
+/// the checksum known beforehand would make (a test compares them), and files written
+/// before stay readable.
+fn encode_file(batch: &RecordBatch) -> std::result::Result<Vec<u8>, String> {
+    let batch = &try_in_milliseconds(batch).map_err(|e| e.to_string())?;
     let properties = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .build();
-    let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties))?;
-    writer.write(batch)?;
-    if let Some(checksum) = checksum {
-        writer.append_key_value_metadata(KeyValue::new(CHECKSUM_KEY.into(), checksum.to_string()));
-    }
-    writer.into_inner()
+    let write_path_in_schema = properties.write_path_in_schema();
+    let mut writer =
+        ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).map_err(|e| e.to_string())?;
+    writer.write(batch).map_err(|e| e.to_string())?;
+    let written = writer.finish().map_err(|e| e.to_string())?;
+    let mut bytes = std::mem::take(writer.inner_mut());
+    let end = pages_end(&bytes).ok_or("the Parquet writer wrote no footer")?;
+    let checksum = crc32fast::hash(&bytes[..end]);
+    bytes.truncate(end);
+    let file = written.file_metadata();
+    let mut pairs = file.key_value_metadata().cloned().unwrap_or_default();
+    pairs.push(KeyValue::new(CHECKSUM_KEY.into(), checksum.to_string()));
+    let file = FileMetaData::new(
+        file.version(),
+        file.num_rows(),
+        file.created_by().map(str::to_string),
+        Some(pairs),
+        file.schema_descr_ptr(),
+        file.column_orders().cloned(),
+    );
+    // Without the page indexes (they are before the footer, already written): the footer
+    // alone, its offsets to them kept from the row groups.
+    let footer = ParquetMetaData::new(file, written.row_groups().to_vec());
+    ParquetMetaDataWriter::new(&mut bytes, &footer)
+        .with_write_path_in_schema(write_path_in_schema)
+        .finish()
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
 }
 
 /// Where a Parquet file's footer starts (its length is in the 4 bytes before the closing
@@ -421,6 +630,43 @@ fn pages_end(bytes: &[u8]) -> Option<usize> {
     let tail = bytes.len().checked_sub(8)?;
     let footer = u32::from_le_bytes(bytes[tail..tail + 4].try_into().ok()?) as usize;
     tail.checked_sub(footer)
+}
+
+/// Reads the bytes of one stored file as `kind`'s table in `timezone`, with every check a
+/// store makes: the CRC-32 of its pages, its schema. The error says why it does not read
+/// (a store then sets the file aside and fetches its day again). Never panics: the parquet
+/// crate's panics on malformed input are caught (a `catch_unwind` around every Parquet
+/// read). Any bytes may be given.
+///
+/// ```
+/// use monapi::table::{read_stored_file, StoreKind};
+/// let why = read_stored_file(StoreKind::ServiceReport, monapi::SERVICE_TIMEZONE, b"PAR1".to_vec());
+/// assert!(why.unwrap_err().contains("too short"));
+/// ```
+pub fn read_stored_file(
+    kind: StoreKind,
+    timezone: FixedOffset,
+    bytes: Vec<u8>,
+) -> std::result::Result<RecordBatch, String> {
+    let schema = kind.schema(timezone);
+    unpanicked(|| read_table(bytes, &schema))
+}
+
+/// `read`, with a panic of the parquet crate on malformed input turned into the error that
+/// sets a file aside. arrow-rs returns errors for most malformed files, but some still
+/// panic (apache/arrow-rs#2855: a corrupt `ARROW:schema` in the footer, open upstream; and
+/// #9705, a truncated footer, fixed in a later version than some users build with); a
+/// stored file is input from the disk, which a power cut or a bad sector can garble.
+/// The panic's message still goes to the panic hook (stderr, by default).
+fn unpanicked<T>(read: impl FnOnce() -> std::result::Result<T, String>) -> std::result::Result<T, String> {
+    panic::catch_unwind(AssertUnwindSafe(read)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|m| m.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(format!("the Parquet reader failed on it: {message}"))
+    })
 }
 
 /// The rows of a stored file, which must have `schema` and the checksum of its pages; the
@@ -442,7 +688,9 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
     let stored = milliseconds_schema(schema);
     same_schema(builder.schema(), &stored)?;
     // The whole file as one batch: no batches to concatenate after.
-    let rows = builder.metadata().file_metadata().num_rows().max(1) as usize;
+    let rows = usize::try_from(builder.metadata().file_metadata().num_rows())
+        .map_err(|_| "it counts fewer than no rows")?
+        .max(1);
     let reader = builder.with_batch_size(rows).build().map_err(|e| e.to_string())?;
     let mut batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
@@ -480,23 +728,46 @@ pub fn milliseconds_schema(schema: &SchemaRef) -> SchemaRef {
 }
 
 /// `batch` with its timestamps in milliseconds, as Parquet files hold them (see
-/// [`milliseconds_schema`]).
-pub fn in_milliseconds(batch: &RecordBatch) -> RecordBatch {
-    let columns = batch
-        .columns()
-        .iter()
-        .map(|column| match column.data_type() {
+/// [`milliseconds_schema`]); a time too far from 1970 to count in milliseconds is an error
+/// naming its column, never a wrap.
+///
+/// ```
+/// use monapi::table::{service_report_schema, try_in_milliseconds, RecordBatch};
+/// let empty = RecordBatch::new_empty(service_report_schema(monapi::SERVICE_TIMEZONE));
+/// assert_eq!(try_in_milliseconds(&empty)?.num_rows(), 0);
+/// # Ok::<(), monapi::Error>(())
+/// ```
+pub fn try_in_milliseconds(batch: &RecordBatch) -> Result<RecordBatch> {
+    milliseconds(batch, |seconds| seconds.checked_mul(1000)).map_err(|column| Error::Store {
+        path: "(in memory)".into(),
+        message: format!(
+            "the column {column} has a time too far from 1970 to be written (beyond ±9.2e15 seconds)"
+        ),
+    })
+}
+
+/// `batch` with each second `scale`d to milliseconds; the name of the column where `scale`
+/// gives none.
+fn milliseconds(
+    batch: &RecordBatch,
+    scale: impl Fn(i64) -> Option<i64>,
+) -> std::result::Result<RecordBatch, String> {
+    let schema = batch.schema();
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (column, field) in batch.columns().iter().zip(schema.fields()) {
+        columns.push(match column.data_type() {
             DataType::Timestamp(TimeUnit::Second, zone) => Arc::new(
                 column
                     .as_primitive::<TimestampSecondType>()
-                    .unary::<_, TimestampMillisecondType>(|seconds| seconds * 1000)
+                    .try_unary::<_, TimestampMillisecondType, _>(|seconds| scale(seconds).ok_or(()))
+                    .map_err(|()| field.name().clone())?
                     .with_timezone_opt(zone.clone()),
             ) as ArrayRef,
             _ => column.clone(),
-        })
-        .collect();
-    RecordBatch::try_new(milliseconds_schema(&batch.schema()), columns)
-        .expect("the same columns, in milliseconds")
+        });
+    }
+    Ok(RecordBatch::try_new(milliseconds_schema(&schema), columns)
+        .expect("the same columns, in milliseconds"))
 }
 
 /// A batch read from a store's file, back in `schema`'s seconds.
@@ -542,5 +813,252 @@ fn io_error(path: &Path, what: &str, error: &io::Error) -> Error {
     Error::Store {
         path: path.display().to_string(),
         message: format!("{what}: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory, removed when dropped.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(name: &str) -> Dir {
+            static NEXT: AtomicU64 = AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("monapi-store-unit-{name}-{}-{n}", std::process::id()));
+            let _ = fs::remove_dir_all(&path);
+            Dir(path)
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn utc() -> FixedOffset {
+        FixedOffset::east_opt(0).unwrap()
+    }
+
+    fn day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 1).unwrap()
+    }
+
+    /// A day of a service report (every 5 minutes), built by the table builder.
+    fn service_day(timezone: FixedOffset) -> RecordBatch {
+        let mut body = String::from(r#"{"apache_rps":["#);
+        for i in 0..288 {
+            let sep = if i == 0 { "" } else { "," };
+            let (hour, minute) = (i * 5 / 60, i * 5 % 60);
+            body.push_str(&format!(
+                r#"{sep}{{"time":"{hour:02}:{minute:02}","rps":"{}.{}"}}"#,
+                100 + i % 37,
+                i % 10
+            ));
+        }
+        body.push_str("]}");
+        crate::table::service_report(10001, body.as_bytes(), day(), timezone).unwrap()
+    }
+
+    /// The encoding of before: the pages encoded twice, the second time with the checksum
+    /// of the first's in the footer.
+    fn encode_twice(batch: &RecordBatch) -> Vec<u8> {
+        let encode = |checksum: Option<u32>| {
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .build();
+            let batch = try_in_milliseconds(batch).unwrap();
+            let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).unwrap();
+            writer.write(&batch).unwrap();
+            if let Some(checksum) = checksum {
+                writer.append_key_value_metadata(KeyValue::new(CHECKSUM_KEY.into(), checksum.to_string()));
+            }
+            writer.into_inner().unwrap()
+        };
+        let pages = encode(None);
+        encode(Some(crc32fast::hash(&pages[..pages_end(&pages).unwrap()])))
+    }
+
+    #[test]
+    fn a_file_encoded_once_is_the_file_encoded_twice_before_and_reads_back() {
+        let tz = crate::SERVICE_TIMEZONE;
+        for batch in [
+            service_day(tz),
+            RecordBatch::new_empty(StoreKind::ServiceReport.schema(tz)),
+        ] {
+            let once = encode_file(&batch).unwrap();
+            assert_eq!(once, encode_twice(&batch), "{} rows", batch.num_rows());
+            let read = read_stored_file(StoreKind::ServiceReport, tz, once.clone()).unwrap();
+            assert_eq!(read, batch);
+            // The checksum is checked: a changed byte before the footer is found.
+            let end = pages_end(&once).unwrap();
+            let mut garbled = once;
+            garbled[end / 2] ^= 0x55;
+            let why = read_stored_file(StoreKind::ServiceReport, tz, garbled).unwrap_err();
+            assert!(why.contains("checksum"), "{} rows: {why}", batch.num_rows());
+        }
+    }
+
+    #[test]
+    fn a_panic_of_the_reader_is_an_error_that_sets_the_file_aside() {
+        let why = unpanicked::<()>(|| panic!("assertion failed: end <= remainder.len()")).unwrap_err();
+        assert!(why.contains("end <= remainder.len()"), "{why}");
+        let why = unpanicked::<()>(|| std::panic::panic_any(7_u8)).unwrap_err();
+        assert!(why.starts_with("the Parquet reader failed on it"), "{why}");
+    }
+
+    #[test]
+    fn any_bytes_read_as_a_table_or_an_error_never_a_panic() {
+        let tz = crate::SERVICE_TIMEZONE;
+        let whole = encode_file(&service_day(tz)).unwrap();
+        let seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+        eprintln!("mutations from seed {seed}");
+        let mut state = seed | 1;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200 {
+            let mut bytes = whole.clone();
+            match next() % 3 {
+                0 => bytes.truncate((next() as usize) % bytes.len()),
+                1 => {
+                    let at = (next() as usize) % bytes.len();
+                    bytes[at] = next() as u8;
+                }
+                _ => {
+                    // The footer, where lengths and offsets are.
+                    let at = bytes.len() - 1 - (next() as usize) % 200;
+                    bytes[at] = next() as u8;
+                }
+            }
+            let _ = read_stored_file(StoreKind::ServiceReport, tz, bytes);
+        }
+    }
+
+    #[test]
+    fn a_time_too_far_from_1970_is_an_error_to_write_never_a_wrap() {
+        use arrow_array::TimestampSecondArray;
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "time",
+            DataType::Timestamp(TimeUnit::Second, Some("+08:00".into())),
+            true,
+        )]));
+        let times =
+            TimestampSecondArray::from(vec![Some(1), None, Some(i64::MAX / 999)]).with_timezone("+08:00");
+        let batch = RecordBatch::try_new(schema, vec![Arc::new(times)]).unwrap();
+        let error = try_in_milliseconds(&batch).unwrap_err();
+        assert!(error.to_string().contains("time"), "{error}");
+        let within = batch.slice(0, 2);
+        let within = try_in_milliseconds(&within).unwrap();
+        let millis = within.column(0).as_primitive::<TimestampMillisecondType>();
+        use arrow_array::Array;
+        assert_eq!((millis.value(0), millis.is_null(1)), (1000, true));
+    }
+
+    #[test]
+    fn two_stores_of_different_time_zones_on_one_directory_one_wins_the_other_is_refused() {
+        // In turn: both open an empty directory (nothing recorded yet), then both write.
+        let dir = Dir::new("zones");
+        let east = Store::open(&dir.0, crate::SERVICE_TIMEZONE).unwrap();
+        let west = Store::open(&dir.0, utc()).unwrap();
+        east.write(
+            StoreKind::ServiceReport,
+            10001,
+            day(),
+            &service_day(crate::SERVICE_TIMEZONE),
+        )
+        .unwrap();
+        let error = west
+            .write(StoreKind::ServiceReport, 10002, day(), &service_day(utc()))
+            .unwrap_err();
+        assert_eq!(error.field(), Some("store"), "{error}");
+        assert!(error.rule().unwrap().contains("+08:00"), "{error}");
+        assert!(!west.holds(StoreKind::ServiceReport, 10002, day()));
+        let text = fs::read_to_string(dir.0.join(DESCRIPTION)).unwrap();
+        assert_eq!(text, "{\"format\": 1, \"timezone\": \"+08:00\"}\n");
+
+        // At once, from two threads, on fresh directories: exactly one wins each time.
+        for round in 0..8 {
+            let dir = Dir::new("zones-race");
+            let barrier = Arc::new(std::sync::Barrier::new(2));
+            let racers: Vec<_> = [crate::SERVICE_TIMEZONE, utc()]
+                .into_iter()
+                .map(|timezone| {
+                    let (root, barrier) = (dir.0.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        let store = Store::open(&root, timezone).unwrap();
+                        let batch = service_day(timezone);
+                        barrier.wait();
+                        store
+                            .write(StoreKind::ServiceReport, 10001, day(), &batch)
+                            .map(|_| timezone)
+                    })
+                })
+                .collect();
+            let outcomes: Vec<_> = racers.into_iter().map(|racer| racer.join().unwrap()).collect();
+            let winners: Vec<FixedOffset> =
+                outcomes.iter().filter_map(|o| o.as_ref().ok().copied()).collect();
+            assert_eq!(winners.len(), 1, "round {round}: {outcomes:?}");
+            let recorded = Store::open(&dir.0, winners[0])
+                .unwrap()
+                .recorded_timezone()
+                .unwrap();
+            assert_eq!(recorded, Some(winners[0]), "round {round}");
+            let loser = outcomes.iter().find_map(|o| o.as_ref().err()).unwrap();
+            assert_eq!(loser.field(), Some("store"), "round {round}: {loser}");
+        }
+    }
+
+    #[test]
+    fn a_description_cut_short_is_written_again_with_the_time_zone_of_the_files() {
+        let dir = Dir::new("garbled");
+        let east = Store::open(&dir.0, crate::SERVICE_TIMEZONE).unwrap();
+        east.write(
+            StoreKind::ServiceReport,
+            10001,
+            day(),
+            &service_day(crate::SERVICE_TIMEZONE),
+        )
+        .unwrap();
+        let path = dir.0.join(DESCRIPTION);
+        let whole = fs::read(&path).unwrap();
+        for cut in [0, 1, whole.len() / 2, whole.len() - 3] {
+            fs::write(&path, &whole[..cut]).unwrap();
+            // A client of another time zone: the files say +08:00, and it is refused.
+            let error = Store::open(&dir.0, utc()).unwrap_err();
+            assert_eq!(error.field(), Some("store"), "cut at {cut}: {error}");
+            assert_eq!(fs::read(&path).unwrap(), whole, "cut at {cut}: repaired");
+            fs::write(&path, &whole[..cut]).unwrap();
+            let store = Store::open(&dir.0, crate::SERVICE_TIMEZONE).unwrap();
+            assert_eq!(fs::read(&path).unwrap(), whole, "cut at {cut}");
+            assert!(matches!(
+                store.read(StoreKind::ServiceReport, 10001, day()).unwrap(),
+                Read::Held(_)
+            ));
+        }
+        let set_aside = fs::read_dir(dir.0.join(CORRUPT)).unwrap().count();
+        assert_eq!(set_aside, 8, "each cut description kept in .corrupt/");
+        // Valid JSON of another shape is not a torn write: not replaced.
+        fs::write(&path, "{\"format\": 2}").unwrap();
+        let error = Store::open(&dir.0, crate::SERVICE_TIMEZONE).unwrap_err();
+        assert!(
+            error.to_string().contains("is not a store's description"),
+            "{error}"
+        );
+        // A store without files takes the client's time zone.
+        let empty = Dir::new("garbled-empty");
+        fs::create_dir_all(&empty.0).unwrap();
+        fs::write(empty.0.join(DESCRIPTION), "{\"format\": 1, \"time").unwrap();
+        Store::open(&empty.0, utc()).unwrap();
+        assert!(fs::read_to_string(empty.0.join(DESCRIPTION))
+            .unwrap()
+            .contains("+00:00"));
     }
 }

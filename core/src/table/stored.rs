@@ -104,9 +104,9 @@ pub(crate) async fn through(
         blocking(move || read_held(&store, kinds, task, &asked, last_settled)).await?
     };
     let asked: BTreeSet<NaiveDate> = asked.into_iter().collect();
-    for (first, last) in runs(&missing) {
+    for (first, last) in runs(&missing, None) {
         let fetched = fetch(DateRange::new(first, last)).await?;
-        out.fetched += count(first, last);
+        out.fetched += days_from(first, last) as usize;
         out.bytes += fetched.bytes;
         out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
         let store = store.clone();
@@ -210,7 +210,7 @@ pub(crate) async fn sync_task(
         blocking(move || check_held(&store, &asked, task, range)).await?
     };
     let last_settled = range.end.expect("a sync's range has both dates");
-    for (first, last) in runs(&missing).into_iter().flat_map(at_most(SYNC_RUN_DAYS)) {
+    for (first, last) in runs(&missing, Some(RUN_DAYS)) {
         let done = match fetch(DateRange::new(first, last)).await {
             Ok(fetched) => {
                 let (store, asked) = (store.clone(), asked.clone());
@@ -237,7 +237,7 @@ pub(crate) async fn sync_task(
         };
         match done {
             Ok(fetched) => {
-                out.fetched += count(first, last);
+                out.fetched += days_from(first, last) as usize;
                 out.bytes += fetched.bytes;
                 out.rows += fetched.tables.iter().map(RecordBatch::num_rows).sum::<usize>();
             }
@@ -339,10 +339,10 @@ fn split(
             })?;
         let mut rows: BTreeMap<NaiveDate, Vec<u32>> = BTreeMap::new();
         for row in 0..times.len() {
-            let day = if times.is_null(row) {
-                first
-            } else {
-                day_of(times.value(row), timezone)
+            // A time too far from 1970 to have a date is no time, as a missing one.
+            let day = match times.is_null(row) {
+                true => first,
+                false => try_day_of(times.value(row), timezone).unwrap_or(first),
             };
             rows.entry(day).or_default().push(row as u32);
         }
@@ -361,13 +361,21 @@ fn split(
     Ok(by_day)
 }
 
-/// The day (in `timezone`) of the instant `seconds` after the epoch.
+/// The day (in `timezone`) of the instant `seconds` after the epoch; 1970-01-01 for an
+/// instant too far from it to have a date (see [`try_day_of`]).
 pub(crate) fn day_of(seconds: i64, timezone: FixedOffset) -> NaiveDate {
-    let local = seconds + i64::from(timezone.local_minus_utc());
-    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
-    epoch
-        .checked_add_signed(chrono::Duration::days(local.div_euclid(86_400)))
-        .unwrap_or(epoch)
+    try_day_of(seconds, timezone).unwrap_or(EPOCH)
+}
+
+/// 1970-01-01.
+const EPOCH: NaiveDate = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
+
+/// The day (in `timezone`) of the instant `seconds` after the epoch; `None` beyond the
+/// dates chrono counts (about 262,000 years either side), never a wrap or a panic.
+pub(crate) fn try_day_of(seconds: i64, timezone: FixedOffset) -> Option<NaiveDate> {
+    let local = seconds.checked_add(i64::from(timezone.local_minus_utc()))?;
+    let days = chrono::TimeDelta::try_days(local.div_euclid(86_400))?;
+    EPOCH.checked_add_signed(days)
 }
 
 /// The days of a range with both dates.
@@ -376,39 +384,51 @@ pub(crate) fn days(range: DateRange) -> impl Iterator<Item = NaiveDate> {
     start.iter_days().take_while(move |day| *day <= end)
 }
 
-/// The longest run of days a sync asks for at once: a task's memory in a sync (its body, its
-/// table, the day's files) is then bounded whatever the range (table calls, which return
-/// the whole range anyway, ask for each run whole).
-const SYNC_RUN_DAYS: u64 = 10;
+/// The longest run of days fetched at once by a sync (and the exporter): a task's memory
+/// (its body, its table, the day's files) is then bounded whatever the range (table calls,
+/// which return the whole range anyway, ask for each run of missing days whole).
+pub const RUN_DAYS: u64 = 10;
 
-/// A run cut into runs of at most `most` days.
-fn at_most(most: u64) -> impl Fn((NaiveDate, NaiveDate)) -> Vec<(NaiveDate, NaiveDate)> {
-    move |(first, last)| {
-        let mut cut = Vec::new();
-        let mut start = first;
-        while start <= last {
-            let end = (start + Days::new(most - 1)).min(last);
-            cut.push((start, end));
-            start = end + Days::new(1);
-        }
-        cut
-    }
+/// `days` (in any order; a day given twice counts once) grouped in runs of consecutive
+/// days of at most [`RUN_DAYS`] each, oldest first: the requests that fetch them, one per
+/// run.
+///
+/// ```
+/// use chrono::NaiveDate;
+/// use monapi::table::day_runs;
+/// let day = |d| NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
+/// let runs = day_runs((1..=12).chain([14]).map(day));
+/// let runs: Vec<_> = runs.iter().map(|run| (run.start.unwrap(), run.end.unwrap())).collect();
+/// assert_eq!(runs, [(day(1), day(10)), (day(11), day(12)), (day(14), day(14))]);
+/// ```
+pub fn day_runs(days: impl IntoIterator<Item = NaiveDate>) -> Vec<DateRange> {
+    let days: BTreeSet<NaiveDate> = days.into_iter().collect();
+    let days: Vec<NaiveDate> = days.into_iter().collect();
+    runs(&days, Some(RUN_DAYS))
+        .into_iter()
+        .map(|(first, last)| DateRange::new(first, last))
+        .collect()
 }
 
-/// Sorted days grouped into runs of consecutive days, `(first, last)`.
-fn runs(days: &[NaiveDate]) -> Vec<(NaiveDate, NaiveDate)> {
+/// Sorted days grouped into runs of consecutive days, `(first, last)`, of at most `most`
+/// days each when given.
+fn runs(days: &[NaiveDate], most: Option<u64>) -> Vec<(NaiveDate, NaiveDate)> {
+    let most = most.map_or(i64::MAX, |most| i64::try_from(most).unwrap_or(i64::MAX));
     let mut runs: Vec<(NaiveDate, NaiveDate)> = Vec::new();
     for &day in days {
         match runs.last_mut() {
-            Some((_, last)) if last.succ_opt() == Some(day) => *last = day,
+            Some((first, last)) if last.succ_opt() == Some(day) && (day - *first).num_days() < most => {
+                *last = day
+            }
             _ => runs.push((day, day)),
         }
     }
     runs
 }
 
-fn count(first: NaiveDate, last: NaiveDate) -> usize {
-    (last - first).num_days() as usize + 1
+/// The days from `first` to `last`, both counted (0 when `last` is before `first`).
+pub(crate) fn days_from(first: NaiveDate, last: NaiveDate) -> u64 {
+    u64::try_from((last - first).num_days() + 1).unwrap_or(0)
 }
 
 fn built(error: &dyn std::fmt::Display) -> Error {
@@ -489,19 +509,88 @@ mod tests {
 
     #[test]
     fn a_long_run_is_cut_into_runs_of_at_most_so_many_days() {
-        let cut = at_most(10)((day(1), day(25)));
+        let all: Vec<NaiveDate> = (1..=25).map(day).collect();
+        let cut = runs(&all, Some(10));
         assert_eq!(cut, [(day(1), day(10)), (day(11), day(20)), (day(21), day(25))]);
-        assert_eq!(at_most(10)((day(3), day(3))), [(day(3), day(3))]);
+        assert_eq!(runs(&[day(3)], Some(10)), [(day(3), day(3))]);
+        assert_eq!(runs(&all, None), [(day(1), day(25))]);
+        let ranges = day_runs(all.iter().rev().chain(&all).copied());
+        let pairs: Vec<_> = ranges
+            .iter()
+            .map(|r| (r.start.unwrap(), r.end.unwrap()))
+            .collect();
+        assert_eq!(pairs, cut, "any order, duplicates once");
     }
 
     #[test]
     fn missing_days_make_runs_of_consecutive_days() {
         let missing = [day(1), day(2), day(3), day(5), day(7), day(8)];
         assert_eq!(
-            runs(&missing),
+            runs(&missing, None),
             [(day(1), day(3)), (day(5), day(5)), (day(7), day(8))]
         );
-        assert!(runs(&[]).is_empty());
+        assert!(runs(&[], None).is_empty());
+        assert!(day_runs([]).is_empty());
+    }
+
+    #[test]
+    fn an_instant_too_far_from_1970_has_no_day_and_never_panics() {
+        let tz = FixedOffset::east_opt(8 * 3600).unwrap();
+        let west = FixedOffset::west_opt(12 * 3600).unwrap();
+        for seconds in [
+            i64::MAX,
+            i64::MAX - 1,
+            i64::MIN,
+            i64::MIN + 1,
+            1 << 60,
+            -(1 << 60),
+        ] {
+            assert_eq!(try_day_of(seconds, tz), None, "{seconds}");
+            assert_eq!(try_day_of(seconds, west), None, "{seconds}");
+            assert_eq!(day_of(seconds, tz), EPOCH, "{seconds}");
+        }
+        // The last instant chrono has a date for, and the first it has none for.
+        let last = NaiveDate::MAX
+            .and_hms_opt(23, 59, 59)
+            .unwrap()
+            .and_utc()
+            .timestamp();
+        assert_eq!(
+            try_day_of(last, FixedOffset::east_opt(0).unwrap()),
+            Some(NaiveDate::MAX)
+        );
+        assert_eq!(try_day_of(last + 1, FixedOffset::east_opt(0).unwrap()), None);
+    }
+
+    #[test]
+    fn a_row_whose_time_has_no_day_goes_with_the_first_day_as_a_row_without_one() {
+        use arrow_array::types::Int32Type;
+        use arrow_array::{ArrayRef, DictionaryArray, Float64Array, TimestampSecondArray, UInt64Array};
+        use std::sync::Arc;
+        let tz = crate::SERVICE_TIMEZONE;
+        let category = || {
+            Arc::new(
+                ["a", "a", "a"]
+                    .into_iter()
+                    .collect::<DictionaryArray<Int32Type>>(),
+            ) as ArrayRef
+        };
+        let times = TimestampSecondArray::from(vec![Some(1_795_536_000), Some(i64::MAX), None]);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::from(vec![10001; 3])),
+            category(),
+            Arc::new(times.with_timezone(tz.to_string())),
+            category(),
+            Arc::new(Float64Array::from(vec![1.0; 3])),
+        ];
+        let table = RecordBatch::try_new(StoreKind::ServiceReport.schema(tz), columns).unwrap();
+        let by_day = split(&[table], Report::Service.kinds(), tz, day(1)).unwrap();
+        assert_eq!(by_day[&day(25)][0].num_rows(), 1);
+        assert_eq!(
+            by_day[&day(1)][0].num_rows(),
+            2,
+            "the far time and the missing one"
+        );
     }
 
     #[test]

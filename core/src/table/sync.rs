@@ -9,7 +9,7 @@ use futures::stream::{self, StreamExt};
 
 use super::client::{check_concurrency, fetch, last_settled, DEFAULT_CONCURRENCY};
 use super::store::StoreKind;
-use super::stored::{self, Report};
+use super::stored::{self, days_from, Report};
 use super::{OnFailure, Tables};
 use crate::{DateRange, Error, Result};
 
@@ -168,10 +168,7 @@ pub struct SyncReport {
 impl SyncReport {
     /// Task-days whose fetch failed.
     pub fn failed(&self) -> u64 {
-        self.failures
-            .iter()
-            .map(|f| (f.end - f.start).num_days() as u64 + 1)
-            .sum()
+        self.failures.iter().map(|f| days_from(f.start, f.end)).sum()
     }
 
     /// The error a sync fails with when some task-days failed and `on_failure` is
@@ -216,7 +213,7 @@ impl SyncReport {
             self.bytes,
             self.failures
                 .iter()
-                .map(|f| (f.end - f.start).num_days() as u64 + 1)
+                .map(|f| days_from(f.start, f.end))
                 .sum::<u64>()
         );
         if !self.set_aside.is_empty() {
@@ -254,7 +251,7 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn sync(&self, options: SyncOptions) -> Result<SyncReport> {
-        let store = self.store()?.ok_or_else(|| {
+        let store = self.open_store().await?.ok_or_else(|| {
             Error::invalid_input(
                 None,
                 "store",
@@ -288,9 +285,12 @@ impl Tables {
         self.client.ensure_token().await?;
         let jobs = self.jobs(&options).await?;
         report.tasks = jobs.len();
-        store.sweep();
+        // Listing, stat and removal: off the runtime's threads. The sweep is a clean-up: a
+        // failure of it is no failure of the sync.
+        let sweeping = store.clone();
+        let _ = tokio::task::spawn_blocking(move || sweeping.sweep()).await;
 
-        let days = (end - start).num_days() as u64 + 1;
+        let days = days_from(start, end);
         let mut progress = SyncProgress {
             total: days * jobs.len() as u64,
             ..SyncProgress::default()
@@ -311,11 +311,16 @@ impl Tables {
             })
             .buffer_unordered(options.concurrency);
         while let Some((kind, task, through)) = done.next().await {
-            let through = through?;
+            // A task whose store failed (a file that could not be opened, a directory that
+            // could not be listed) fails whole, as a run of every day; the others go on.
+            let through = through.unwrap_or_else(|error| stored::Through {
+                failures: vec![(start, end, error)],
+                ..stored::Through::default()
+            });
             let failed: u64 = through
                 .failures
                 .iter()
-                .map(|(first, last, _)| (*last - *first).num_days() as u64 + 1)
+                .map(|(first, last, _)| days_from(*first, *last))
                 .sum();
             progress.fetched += through.fetched as u64;
             progress.reused += through.reused as u64;

@@ -420,3 +420,175 @@ async fn a_sync_checks_its_input_before_any_request() {
         .unwrap();
     assert_eq!((report.start, report.fetched), (None, 0));
 }
+
+/// Every file of the store's datasets (not `.tmp/` or `.corrupt/`) with its bytes: a
+/// task-day's file is a pure function of its rows, so equal stores have equal files.
+fn datasets(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    for kind in StoreKind::ALL {
+        let Ok(days) = std::fs::read_dir(dir.join(kind.name())) else {
+            continue;
+        };
+        for day in days {
+            for file in std::fs::read_dir(day.unwrap().path()).unwrap() {
+                let path = file.unwrap().path();
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A sync of three tasks (two service, one site) over the five days before today.
+fn three_tasks(emulator: &Emulator) -> SyncOptions {
+    SyncOptions::new()
+        .range(range(days_ago(emulator, 5), days_ago(emulator, 1)))
+        .tasks(vec![10024, 10015, 20001])
+}
+
+/// One task's file cannot be opened (a symbolic link to itself: `ELOOP`, whoever runs the
+/// test, root included), which is not a file to set aside: that task fails, whole, and the
+/// others are synced.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_sync_with_a_task_whose_store_fails_completes_the_others() {
+    let emulator = emulator().await;
+    let dir = Dir::new("task-fails");
+    let stored = stored_client(&emulator, &dir.0);
+    let (first, last) = (days_ago(&emulator, 5), days_ago(&emulator, 1));
+    let store = Store::open(&dir.0, stored.timezone()).unwrap();
+    let looped = store.file(StoreKind::ServiceReport, 10015, first);
+    std::fs::create_dir_all(looped.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(looped.file_name().unwrap(), &looped).unwrap();
+
+    let report = stored.tables().sync(three_tasks(&emulator)).await.unwrap();
+    assert_eq!(report.tasks, 3);
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    let failure = &report.failures[0];
+    assert_eq!(
+        (failure.report, failure.task_id, failure.start, failure.end),
+        ("service_report", 10015, first, last)
+    );
+    assert!(
+        failure.error.to_string().contains("task-10015"),
+        "{}",
+        failure.error
+    );
+    assert_eq!(
+        (report.fetched, report.failed()),
+        (10, 5),
+        "the two other tasks' days"
+    );
+    for day in first.iter_days().take(5) {
+        assert!(store.holds(StoreKind::ServiceReport, 10024, day));
+        assert!(store.holds(StoreKind::SiteFaults, 20001, day));
+    }
+    assert!(report.error(monapi::table::OnFailure::Raise).is_some());
+}
+
+/// A power cut: `store.json` cut short (empty, then a prefix) and the last Parquet file
+/// written cut short. The store opens, repairs, and a sync after it equals a clean one.
+#[tokio::test]
+async fn a_store_cut_short_by_a_power_cut_opens_repairs_and_syncs_to_a_clean_one() {
+    let emulator = emulator().await;
+    let clean = Dir::new("clean");
+    let client = stored_client(&emulator, &clean.0);
+    client.tables().sync(three_tasks(&emulator)).await.unwrap();
+    let want = datasets(&clean.0);
+    assert_eq!(want.len(), 2 * 5 + 3 * 5);
+
+    let dir = Dir::new("power-cut");
+    let stored = stored_client(&emulator, &dir.0);
+    stored.tables().sync(three_tasks(&emulator)).await.unwrap();
+    let description = dir.0.join("store.json");
+    let whole = std::fs::read(&description).unwrap();
+    for cut in [0, whole.len() / 2] {
+        std::fs::write(&description, &whole[..cut]).unwrap();
+        let newest = datasets(&dir.0)
+            .keys()
+            .map(|name| dir.0.join(name))
+            .max_by_key(|path| std::fs::metadata(path).unwrap().modified().unwrap())
+            .unwrap();
+        let bytes = std::fs::read(&newest).unwrap();
+        std::fs::write(&newest, &bytes[..bytes.len() / 3]).unwrap();
+
+        let report = stored.tables().sync(three_tasks(&emulator)).await.unwrap();
+        assert!(report.failures.is_empty(), "cut at {cut}: {:?}", report.failures);
+        assert_eq!(report.set_aside.len(), 1, "cut at {cut}: the cut file");
+        assert!(report.fetched >= 1, "cut at {cut}: its day fetched again");
+        assert_eq!(std::fs::read(&description).unwrap(), whole, "cut at {cut}");
+        assert_eq!(datasets(&dir.0), want, "cut at {cut}");
+    }
+}
+
+/// Two clients of different time zones writing a new store at once: one records its time
+/// zone, the other is refused (before, both wrote, and the store mixed days of two zones).
+#[tokio::test]
+async fn two_clients_of_different_time_zones_on_a_new_store_one_wins() {
+    let emulator = emulator().await;
+    let day = days_ago(&emulator, 3);
+    for round in 0..4 {
+        let dir = Dir::new("zones");
+        let east = stored_client(&emulator, &dir.0);
+        let utc = builder(&emulator)
+            .store(&dir.0)
+            .settle(Duration::from_secs(1))
+            .timezone(monapi::input::timezone("UTC").unwrap())
+            .build()
+            .unwrap();
+        let (east, utc) = (east.tables(), utc.tables());
+        let (a, b) = tokio::join!(
+            east.service_report(10024, range(day, day)),
+            utc.service_report(10024, range(day, day)),
+        );
+        let won = [a.is_ok(), b.is_ok()];
+        assert_eq!(
+            won.iter().filter(|w| **w).count(),
+            1,
+            "round {round}: {a:?} {b:?}"
+        );
+        let error = a.err().or(b.err()).unwrap();
+        assert_eq!(error.field(), Some("store"), "round {round}: {error}");
+        let text = std::fs::read_to_string(dir.0.join("store.json")).unwrap();
+        let zone = if won[0] { "+08:00" } else { "+00:00" };
+        assert!(text.contains(zone), "round {round}: {text}");
+    }
+}
+
+/// The store is opened off the runtime's thread: its `store.json` is a FIFO that a task
+/// of the same single-threaded runtime writes only once the table call is under way. Read
+/// on the runtime's thread, it would wait forever for that task (the watchdog says so).
+#[cfg(unix)]
+#[test]
+fn the_store_is_opened_off_the_runtime_thread() {
+    let dir = Dir::new("fifo");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let fifo = dir.0.join("store.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let root = dir.0.clone();
+    let (done, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let rows = runtime.block_on(async move {
+            let emulator = emulator().await;
+            let stored = stored_client(&emulator, &root);
+            let day = days_ago(&emulator, 3);
+            let writer = tokio::spawn(async move {
+                tokio::fs::write(fifo, "{\"format\": 1, \"timezone\": \"+08:00\"}\n").await
+            });
+            let table = stored.tables().service_report(10024, range(day, day)).await;
+            writer.await.unwrap().unwrap();
+            table.map(|table| table.num_rows())
+        });
+        let _ = done.send(rows);
+    });
+    match outcome.recv_timeout(Duration::from_secs(60)) {
+        Ok(rows) => assert!(rows.unwrap() > 0),
+        Err(_) => panic!("the table call held the runtime's only thread reading store.json"),
+    }
+}
