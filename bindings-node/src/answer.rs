@@ -2,7 +2,8 @@
 //! `JSON.parse` (V8's parser is much faster than building the objects field by field through
 //! N-API); or, for the large reports, the body in pieces as it arrives, which the layer parses
 //! as they come (`ts/lib/arriving.ts`), so that on a slow link the objects are ready about
-//! when the last byte is.
+//! when the last byte is. At most [`PIECES_QUEUED`] pieces wait for JavaScript: when its
+//! thread is busy, the reading of the answer waits too.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -50,10 +51,16 @@ pub async fn execute(client: Client, request: Request) -> Result<JsonText> {
     JsonText::new(client.execute(&request).await?)
 }
 
+/// Pieces of a body (runs of about 64 KiB) that may wait for the JavaScript thread. A piece
+/// beyond them waits in the decoder, which then stops taking the body, and the core stops
+/// reading the answer (its own bounded queue, `arriving.rs`): a busy JavaScript thread holds
+/// up the transfer rather than the whole body piling up in memory.
+const PIECES_QUEUED: usize = 16;
+
 /// Where the pieces of a body go: the layer's `Arrival.onPiece`. Strong (unlike the logger's
 /// and the token listener's), so that the process waits for the pieces of a call under way;
-/// it is released with the call.
-pub type PieceSink = ThreadsafeFunction<String, (), String, Status, false, false>;
+/// it is released with the call. Its queue holds [`PIECES_QUEUED`] pieces.
+pub type PieceSink = ThreadsafeFunction<String, (), String, Status, false, false, PIECES_QUEUED>;
 
 /// The sink of `on_piece` (on the JavaScript thread, before the call starts).
 pub fn piece_sink(on_piece: Option<Function<String, ()>>) -> napi::Result<Option<PieceSink>> {
@@ -63,6 +70,7 @@ pub fn piece_sink(on_piece: Option<Function<String, ()>>) -> napi::Result<Option
                 .build_threadsafe_function::<String>()
                 .callee_handled::<false>()
                 .weak::<false>()
+                .max_queue_size::<PIECES_QUEUED>()
                 .build()
         })
         .transpose()
@@ -86,7 +94,9 @@ pub async fn execute_arriving(
     let begun = attempts.clone();
     let decoder = Decoder::new(false, |_| Ok(false)).with_members(move |members| {
         begun.fetch_add(1, Ordering::SeqCst);
-        let send = |piece: String| match sink.call(piece, ThreadsafeFunctionCallMode::NonBlocking) {
+        // Waits while the queue is full: the decoder runs on tokio's blocking pool (the core's
+        // `Decoder`), so waiting here holds up no task, only this body.
+        let send = |piece: String| match sink.call(piece, ThreadsafeFunctionCallMode::Blocking) {
             Status::Ok => Ok(()),
             // JavaScript is going away: the body is read whole, for nothing.
             _ => Err(<serde_json::Error as serde::de::Error>::custom(

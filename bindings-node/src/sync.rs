@@ -3,17 +3,19 @@
 //!
 //! The options are read by the core's rules (dates as the table calls read them, task ids as
 //! the other calls, `kinds` by [`StoreKind::parse_list`], `errors` by [`OnFailure::parse`]);
-//! `onProgress` is queued to JavaScript, never blocking the sync. The report stays in Rust
-//! ([`NativeSync`]) until the TypeScript layer reads it: its numbers, its failures (each error
-//! made a JavaScript `Error` on the JavaScript thread) and the error the call fails with.
+//! `onProgress` is queued to JavaScript, never blocking the sync, a bounded number at a time
+//! ([`progress_callback`]). The report stays in Rust ([`NativeSync`]) until the TypeScript
+//! layer reads it: its numbers, its failures (each error made a JavaScript `Error` on the
+//! JavaScript thread) and the error the call fails with.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use monapi::input;
 use monapi::table::{OnFailure, StoreKind, SyncOptions, SyncProgress, SyncReport};
-use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw, ToNapiValue};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
-use napi::Env;
+use napi::{Env, Status};
 use napi_derive::napi;
 
 use crate::call::NativeCall;
@@ -139,6 +141,52 @@ impl NativeSync {
     }
 }
 
+/// Progress events that may wait for the JavaScript thread. Beyond them the newest replaces
+/// the last one waiting (only the latest progress matters): a busy thread never makes them pile
+/// up, and a thread that keeps up gets every one.
+const PROGRESS_QUEUED: usize = 32;
+
+/// The core's progress callback for `callback`: each progress queued to the JavaScript thread
+/// in order, never blocking the call (it runs inside the call's future, on a worker of the
+/// runtime). At most [`PROGRESS_QUEUED`] wait; beyond them the newest replaces the last waiting,
+/// so the last progress always comes. For the progress of a sync, and of a bulk call.
+pub(crate) fn progress_callback<P, N>(
+    callback: Function<'_, N, ()>,
+) -> napi::Result<impl Fn(P) + Send + Sync + 'static>
+where
+    P: Into<N> + Send + 'static,
+    N: ToNapiValue + 'static,
+{
+    let waiting = Arc::new(Mutex::new(VecDeque::<P>::with_capacity(PROGRESS_QUEUED)));
+    let taken = waiting.clone();
+    // One call is queued per progress waiting, so each call finds one (`None` cannot happen:
+    // it would reach JavaScript as `null`).
+    let tsfn = callback
+        .build_threadsafe_function::<()>()
+        .callee_handled::<false>()
+        .weak::<true>()
+        .build_callback(move |_| Ok(lock(&taken).pop_front().map(Into::into)))?;
+    Ok(move |progress: P| {
+        let mut waiting = lock(&waiting);
+        if waiting.len() >= PROGRESS_QUEUED {
+            if let Some(last) = waiting.back_mut() {
+                *last = progress;
+            }
+            return;
+        }
+        waiting.push_back(progress);
+        if tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
+            // JavaScript is going away: nobody will take it.
+            waiting.pop_back();
+        }
+    })
+}
+
+/// Locks a mutex, ignoring poisoning (the queue stays consistent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The options of a sync, read by the core's rules; `onProgress` as the core's callback.
 #[allow(clippy::too_many_arguments)]
 fn sync_options(
@@ -165,16 +213,7 @@ fn sync_options(
         options = options.concurrency(input::concurrency(concurrency)?);
     }
     if let Some(callback) = on_progress {
-        let tsfn = Arc::new(
-            callback
-                .build_threadsafe_function::<NativeSyncProgress>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build()?,
-        );
-        options = options.on_progress(move |progress: SyncProgress| {
-            tsfn.call(progress.into(), ThreadsafeFunctionCallMode::NonBlocking);
-        });
+        options = options.on_progress(progress_callback::<SyncProgress, _>(callback)?);
     }
     let on_failure = errors.map(OnFailure::parse).transpose()?.unwrap_or_default();
     Ok((options, on_failure))

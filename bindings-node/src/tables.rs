@@ -5,8 +5,6 @@
 //! the Arrow IPC stream bytes; `index.js` builds rows from the columns. Every value is as the
 //! core built it: nothing is parsed again in JavaScript.
 
-use std::sync::Arc;
-
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType, UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch, StringArray};
@@ -17,7 +15,6 @@ use monapi::Client;
 use napi::bindgen_prelude::{
     BigUint64Array, Buffer, Either, Float64Array, Function, Int32Array, Object, PromiseRaw, Uint8Array,
 };
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Env;
 use napi_derive::napi;
 
@@ -218,6 +215,18 @@ pub struct NativeProgress {
     pub rows: f64,
 }
 
+impl From<Progress> for NativeProgress {
+    fn from(progress: Progress) -> Self {
+        NativeProgress {
+            done: progress.done as u32,
+            total: progress.total as u32,
+            failed: progress.failed as u32,
+            bytes: progress.bytes as f64,
+            rows: progress.rows as f64,
+        }
+    }
+}
+
 /// What a bulk call brings back: the tables of the tasks that succeeded, each kind
 /// concatenated in task order (one table, or the three of a site report), the tasks that
 /// failed, and the error the call fails with (`errors: 'raise'` and a task failed).
@@ -278,7 +287,7 @@ fn bulk_of<T>(bulk: BulkTables<T>, on_failure: OnFailure, tables: Vec<RecordBatc
 }
 
 /// The options of a bulk call, read by the core's rules; `onProgress` as the core's callback
-/// (queued to JavaScript, never blocking).
+/// (queued to JavaScript, never blocking, a bounded queue: `sync::progress_callback`).
 fn bulk_options(
     concurrency: Option<f64>,
     on_progress: Option<Function<NativeProgress, ()>>,
@@ -294,23 +303,9 @@ fn bulk_options(
         options = options.concurrency(input::concurrency(concurrency)?);
     }
     if let Some(callback) = on_progress {
-        let tsfn = Arc::new(
-            callback
-                .build_threadsafe_function::<NativeProgress>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build()?,
-        );
-        options = options.on_progress(move |progress: Progress| {
-            let progress = NativeProgress {
-                done: progress.done as u32,
-                total: progress.total as u32,
-                failed: progress.failed as u32,
-                bytes: progress.bytes as f64,
-                rows: progress.rows as f64,
-            };
-            tsfn.call(progress, ThreadsafeFunctionCallMode::NonBlocking);
-        });
+        options = options.on_progress(crate::sync::progress_callback::<Progress, NativeProgress>(
+            callback,
+        )?);
     }
     Ok((options, on_failure))
 }

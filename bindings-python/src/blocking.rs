@@ -1,49 +1,103 @@
 //! Blocking calls: the future runs on the runtime while the calling thread waits without
-//! the GIL, checking for Ctrl-C; the result is converted on the calling thread.
+//! the GIL, checking for Ctrl-C; between its waits the calling thread makes the Python calls
+//! the future asked for (`job::call_soon`), and it converts the result.
 
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
 use pyo3::prelude::*;
+use tokio::sync::Notify;
 
 use crate::errors::{panic_error, panic_message, to_pyerr};
-use crate::job::{BoxFuture, Converter, Job};
-use crate::runtime::runtime;
+use crate::job::{make_call, with_calls, BoxFuture, CallSink, Converter, Job, PyCall};
+use crate::runtime::{lock, runtime};
+
+/// How often a waiting thread checks for Ctrl-C (signals).
+const SIGNALS_EVERY: Duration = Duration::from_millis(100);
+
+/// The Python calls a running operation asked for, waiting for the calling thread.
+#[derive(Default)]
+struct Calls {
+    queue: Mutex<VecDeque<PyCall>>,
+    queued: Notify,
+}
+
+impl Calls {
+    fn push(&self, call: PyCall) {
+        lock(&self.queue).push_back(call);
+        self.queued.notify_one();
+    }
+
+    /// Makes every queued call, in order (one queued meanwhile too).
+    fn make(&self, py: Python<'_>) {
+        loop {
+            let Some(call) = lock(&self.queue).pop_front() else {
+                return;
+            };
+            make_call(py, call);
+        }
+    }
+}
+
+/// Why the calling thread stopped waiting.
+enum Woken<T> {
+    Done(std::thread::Result<Result<T, monapi::Error>>),
+    Calls,
+    Tick,
+}
 
 /// Runs `future` on the runtime while this thread waits without the GIL, checking for
-/// Ctrl-C (signals) every 100 ms. Panics become a `MonapiError`.
+/// Ctrl-C (signals) every 100 ms and making the Python calls the future asks for (in order,
+/// all of them before the result). Panics become a `MonapiError`.
 pub fn block_on<T: Send + 'static>(py: Python<'_>, future: BoxFuture<T>) -> PyResult<T> {
-    enum Outcome<T> {
-        Done(Result<T, monapi::Error>),
-        Interrupted(PyErr),
-        Panicked(String),
-    }
     let runtime = runtime();
-    let outcome = py.detach(move || {
-        let run = AssertUnwindSafe(|| {
-            runtime.block_on(async move {
-                let mut future = AssertUnwindSafe(future).catch_unwind();
-                loop {
-                    match tokio::time::timeout(Duration::from_millis(100), &mut future).await {
-                        Ok(Ok(result)) => return Outcome::Done(result),
-                        Ok(Err(panic)) => return Outcome::Panicked(panic_message(&*panic)),
-                        Err(_elapsed) => {
-                            if let Some(Err(error)) = Python::try_attach(|py| py.check_signals()) {
-                                return Outcome::Interrupted(error);
-                            }
-                        }
+    let calls = Arc::new(Calls::default());
+    let sink: CallSink = {
+        let calls = calls.clone();
+        Arc::new(move |call| calls.push(call))
+    };
+    let mut future = Box::pin(with_calls(sink, AssertUnwindSafe(future).catch_unwind()));
+    let outcome = loop {
+        let woken = py.detach(|| {
+            let wait = AssertUnwindSafe(|| {
+                runtime.block_on(async {
+                    tokio::select! {
+                        biased;
+                        outcome = &mut future => Woken::Done(outcome),
+                        () = calls.queued.notified() => Woken::Calls,
+                        () = tokio::time::sleep(SIGNALS_EVERY) => Woken::Tick,
                     }
-                }
-            })
+                })
+            });
+            std::panic::catch_unwind(wait).unwrap_or_else(|panic| Woken::Done(Err(panic)))
         });
-        std::panic::catch_unwind(run).unwrap_or_else(|panic| Outcome::Panicked(panic_message(&*panic)))
-    });
+        // What the future asked for before it ended comes before its result.
+        calls.make(py);
+        match woken {
+            Woken::Done(outcome) => break Ok(outcome),
+            // Checked at every wake-up, so that a stream of calls cannot hold Ctrl-C back.
+            Woken::Calls | Woken::Tick => {
+                if let Err(interrupted) = py.check_signals() {
+                    break Err(interrupted);
+                }
+            }
+        }
+    };
     match outcome {
-        Outcome::Done(Ok(value)) => Ok(value),
-        Outcome::Done(Err(error)) => Err(to_pyerr(py, error)),
-        Outcome::Interrupted(error) => Err(error),
-        Outcome::Panicked(message) => Err(panic_error(py, &message)),
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(error))) => Err(to_pyerr(py, error)),
+        Ok(Err(panic)) => Err(panic_error(py, &panic_message(&*panic))),
+        Err(interrupted) => {
+            // Dropping the future cancels what it has in flight; in the runtime, without the GIL.
+            py.detach(|| {
+                let _runtime = runtime.enter();
+                drop(future);
+            });
+            Err(interrupted)
+        }
     }
 }
 

@@ -5,7 +5,9 @@
 //! event loop's [`LoopBridge`] and the loop is woken through a socket pair it watches
 //! (`loop.add_reader`), so the Python objects are built on the loop's own thread, many
 //! results per wake-up. Loops without `add_reader` (e.g. the Windows proactor) are woken
-//! with `call_soon_threadsafe` instead.
+//! with `call_soon_threadsafe` instead. The Python calls a running operation asks for (its
+//! progress callback, `job::call_soon`) travel the same way, queued in order before its
+//! result.
 //!
 //! This bridge stands in for the usual crate, pyo3-async-runtimes: that crate resolves each
 //! asyncio future from a tokio thread that takes the GIL and calls `call_soon_threadsafe`
@@ -29,7 +31,7 @@ use tokio::task::AbortHandle;
 
 use crate::blocking::convert_guarded;
 use crate::errors::{panic_error, panic_message};
-use crate::job::{Failure, Job};
+use crate::job::{make_call, with_calls, CallSink, Failure, Job, PyCall};
 use crate::runtime::{lock, runtime};
 
 /// A finished operation on its way back to the event loop: the asyncio future to resolve
@@ -37,6 +39,13 @@ use crate::runtime::{lock, runtime};
 struct Completion {
     future: Py<PyAny>,
     finish: Finish,
+}
+
+/// What the loop is handed, in the order it was queued.
+enum Item {
+    /// A Python call a running operation asked for.
+    Call(PyCall),
+    Done(Completion),
 }
 
 /// Builds the result of a finished operation (or its exception) under the GIL.
@@ -78,15 +87,15 @@ enum Wake {
 
 struct BridgeShared {
     pid: u32,
-    queue: Mutex<Vec<Completion>>,
+    queue: Mutex<Vec<Item>>,
     /// A wake-up is pending (the loop has not drained yet).
     armed: AtomicBool,
     wake: Mutex<Option<Wake>>,
 }
 
 impl BridgeShared {
-    fn push(&self, completion: Completion) {
-        lock(&self.queue).push(completion);
+    fn push(&self, item: Item) {
+        lock(&self.queue).push(item);
         if !self.armed.swap(true, Ordering::SeqCst) {
             self.wake();
         }
@@ -115,7 +124,8 @@ impl BridgeShared {
     }
 }
 
-/// The reader callback registered with the event loop: resolves every queued future.
+/// The reader callback registered with the event loop: makes every queued call and
+/// resolves every queued future.
 #[pyclass(module = "monapi._native", frozen)]
 pub struct _Drain {
     shared: Arc<BridgeShared>,
@@ -142,7 +152,14 @@ impl _Drain {
         }
         self.shared.armed.store(false, Ordering::SeqCst);
         let items = std::mem::take(&mut *lock(&self.shared.queue));
-        for Completion { future, finish } in items {
+        for item in items {
+            let Completion { future, finish } = match item {
+                Item::Call(call) => {
+                    make_call(py, call);
+                    continue;
+                }
+                Item::Done(completion) => completion,
+            };
             let future = future.bind(py);
             if future
                 .call_method0(pyo3::intern!(py, "done"))
@@ -384,10 +401,12 @@ impl Awaitable {
 }
 
 fn spawn_job(bridge: LoopBridge, future: Py<PyAny>, job: ErasedJob) -> AbortHandle {
-    let handle = runtime().spawn(async move {
+    let shared = bridge.shared.clone();
+    let sink: CallSink = Arc::new(move |call| shared.push(Item::Call(call)));
+    let handle = runtime().spawn(with_calls(sink, async move {
         let finish = job.await;
-        bridge.shared.push(Completion { future, finish });
-    });
+        bridge.shared.push(Item::Done(Completion { future, finish }));
+    }));
     handle.abort_handle()
 }
 

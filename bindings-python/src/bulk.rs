@@ -2,6 +2,8 @@
 //! (`concurrency`, `progress`, `errors`, read by the core's rules) and their results (one table
 //! of every task that succeeded, the failures beside it, or `PartialResultError`).
 
+use std::sync::Arc;
+
 use monapi::input;
 use monapi::table::arrow_array::RecordBatch;
 use monapi::table::arrow_schema::SchemaRef;
@@ -12,6 +14,7 @@ use pyo3::types::{PyBool, PyDict, PyList};
 
 use crate::args::Number;
 use crate::errors::to_pyerr;
+use crate::job::call_soon;
 use crate::logging;
 use crate::table::{Failures, Table};
 
@@ -54,6 +57,7 @@ impl Bulk {
             options = options.concurrency(input::concurrency(concurrency).map_err(|e| to_pyerr(py, e))?);
         }
         if let Some(callback) = progress.map(|p| progress_callback(py, p)).transpose()?.flatten() {
+            let callback = Arc::new(callback);
             options = options.on_progress(move |progress| notify(&callback, progress));
         }
         Ok(Bulk { options, on_failure })
@@ -81,10 +85,12 @@ fn progress_callback(py: Python<'_>, progress: &Bound<'_, PyAny>) -> PyResult<Op
     ))
 }
 
-/// Hands the core's progress to the Python callback as a `monapi.types.Progress` dict. An
-/// exception it raises is logged at WARNING; the call goes on.
-fn notify(callback: &Py<PyAny>, progress: Progress) {
-    Python::try_attach(|py| {
+/// Hands the core's progress to the Python callback as a `monapi.types.Progress` dict, queued
+/// for the thread that waits for the call (`call_soon`). An exception it raises is logged at
+/// WARNING; the call goes on.
+fn notify(callback: &Arc<Py<PyAny>>, progress: Progress) {
+    let callback = callback.clone();
+    call_soon(move |py| {
         let call = || -> PyResult<()> {
             let dict = PyDict::new(py);
             dict.set_item("done", progress.done)?;

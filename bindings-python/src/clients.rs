@@ -682,8 +682,9 @@ macro_rules! client_methods {
             /// on_progress : callable, optional
             ///     Receives a :class:`monapi.types.SyncProgress` dict (``total``, ``done``,
             ///     ``fetched``, ``reused``, ``failed``, ``rows``, ``bytes``; counts of task-days)
-            ///     before the first task and after each, on one of monapi's threads: keep it
-            ///     short. An exception it raises is logged at WARNING; the sync goes on.
+            ///     before the first task and after each, on the thread that waits for the sync
+            ///     (the event loop's, with ``AsyncClient``). An exception it raises is logged at
+            ///     WARNING; the sync goes on.
             /// errors : {"raise", "collect"}, default "raise"
             ///     When task-days fail: ``"raise"`` a :class:`PartialResultError` whose
             ///     ``table`` is the :class:`monapi.types.SyncReport`; ``"collect"``: return the

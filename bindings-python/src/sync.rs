@@ -3,6 +3,8 @@
 //! its result (a `monapi.types.SyncReport` dict, or `PartialResultError` carrying it). The
 //! core's `Tables::sync` does the work.
 
+use std::sync::Arc;
+
 use monapi::input;
 use monapi::table::{OnFailure, StoreKind, SyncOptions, SyncProgress, SyncReport};
 use monapi::DateRange;
@@ -12,7 +14,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::args::{Number, TaskId};
 use crate::errors::to_pyerr;
-use crate::job::Job;
+use crate::job::{call_soon, Job};
 use crate::logging;
 use crate::shared::Shared;
 
@@ -73,7 +75,7 @@ impl SyncCall {
                     "on_progress must be None or a callable (it receives a SyncProgress dict)",
                 ));
             }
-            let callback = callback.clone().unbind();
+            let callback = Arc::new(callback.clone().unbind());
             options = options.on_progress(move |progress| notify(&callback, progress));
         }
         Ok(SyncCall { options, on_failure })
@@ -92,10 +94,11 @@ impl SyncCall {
 }
 
 /// Hands the core's progress to the Python callback as a `monapi.types.SyncProgress` dict, as
-/// the bulk calls do theirs: on one of monapi's threads, with the GIL taken for the call. An
+/// the bulk calls do theirs: queued for the thread that waits for the sync (`call_soon`). An
 /// exception it raises is logged at WARNING; the sync goes on.
-fn notify(callback: &Py<PyAny>, progress: SyncProgress) {
-    Python::try_attach(|py| {
+fn notify(callback: &Arc<Py<PyAny>>, progress: SyncProgress) {
+    let callback = callback.clone();
+    call_soon(move |py| {
         let call = || -> PyResult<()> {
             let dict = PyDict::new(py);
             dict.set_item("total", progress.total)?;

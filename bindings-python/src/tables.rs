@@ -368,7 +368,7 @@ macro_rules! tables_methods {
             ///     ``True``: a tqdm bar (``tqdm.auto``, so it renders in Jupyter; ``pip install
             ///     'monapi[progress]'``). A callable receives a :class:`monapi.types.Progress` dict
             ///     (``done``, ``total``, ``failed``, ``bytes``, ``rows``) at the start and after each
-            ///     task, on one of monapi's threads: keep it short.
+            ///     task, on the thread that waits for the call (the event loop's, with AsyncClient).
             /// errors : {"raise", "collect"}, default "raise"
             ///     When tasks fail: ``"raise"`` a :class:`PartialResultError` carrying the table of
             ///     the others and the failures; ``"collect"``: return the table, with the failures

@@ -6,11 +6,14 @@ and the dataset as DuckDB, polars, pyarrow and Dask read it."""
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import pathlib
 import pickle
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import duckdb
@@ -48,6 +51,18 @@ def asked(emulator: Emulator, report: str = "service_report") -> int:
 
 def stored_file(store: pathlib.Path, kind: str, task_id: int, day: datetime.date) -> pathlib.Path:
     return store / kind / f"day={day.isoformat()}" / f"task-{task_id}.parquet"
+
+
+class SyncProgressLog:
+    """An ``on_progress`` callable that keeps each progress and the thread it ran on."""
+
+    def __init__(self) -> None:
+        self.seen: list[monapi.types.SyncProgress] = []
+        self.threads: set[int] = set()
+
+    def __call__(self, progress: monapi.types.SyncProgress) -> None:
+        self.threads.add(threading.get_ident())
+        self.seen.append(progress)
 
 
 def day_column(kind: str) -> str:
@@ -211,9 +226,10 @@ def test_sync_fetches_what_is_missing_once(
 ) -> None:
     first, last = days_ago(emulator, 4), days_ago(emulator, 2)
     stored = stored_client(emulator, tmp_path)
-    seen: list[monapi.types.SyncProgress] = []
+    log = SyncProgressLog()
+    seen = log.seen
     before = emulator.counters()
-    report = stored.sync(first, last, tasks=[SERVICE, 10014, SITE], on_progress=seen.append)
+    report = stored.sync(first, last, tasks=[SERVICE, 10014, SITE], on_progress=log)
     after = emulator.counters()
     assert after["service_report"] - before["service_report"] == 2
     assert after["site_report"] - before["site_report"] == 1
@@ -237,6 +253,8 @@ def test_sync_fetches_what_is_missing_once(
     assert [p["done"] for p in seen] == sorted(p["done"] for p in seen)
     assert len(seen) == 4 and seen[-1]["done"] == seen[-1]["fetched"] == 9
     assert (seen[-1]["rows"], seen[-1]["bytes"]) == (report["rows"], report["bytes"])
+    # On the thread that waited for the sync, never on one of the runtime's.
+    assert log.threads == {threading.get_ident()}
     days = [first + datetime.timedelta(days=n) for n in range(3)]
     for day in days:
         for task in (SERVICE, 10014):
@@ -321,17 +339,19 @@ def test_sync_failures_raise_or_are_collected_and_the_next_sync_fetches_them(
 
 async def test_the_async_client_syncs(emulator: Emulator, tmp_path: pathlib.Path) -> None:
     first, last = days_ago(emulator, 4), days_ago(emulator, 2)
-    seen: list[monapi.types.SyncProgress] = []
+    log = SyncProgressLog()
     async with emulator.async_client(store=str(tmp_path), settle=1) as client:
         report = await client.sync(
             first.isoformat(),
             last,
             tasks=[str(SERVICE)],
             kinds=["service_report"],
-            on_progress=seen.append,
+            on_progress=log,
         )
         assert (report["tasks"], report["fetched"], report["reused"]) == (1, 3, 0)
-        assert [p["done"] for p in seen] == [0, 3]
+        assert [p["done"] for p in log.seen] == [0, 3]
+        # On the event loop's thread, never on one of the runtime's.
+        assert log.threads == {threading.get_ident()}
         before = asked(emulator)
         again = await client.sync(first, last, tasks=[SERVICE], kinds="service")
         table = await client.tables.service_report(SERVICE, start_date=first, end_date=last)
@@ -341,6 +361,41 @@ async def test_the_async_client_syncs(emulator: Emulator, tmp_path: pathlib.Path
         with pytest.raises(monapi.ValidationError) as caught:
             await client.sync(first, last, tasks=[424242])
         assert caught.value.field == "tasks"
+
+
+def test_sync_progress_runs_on_a_calling_thread_that_is_not_the_main_one(
+    emulator: Emulator, tmp_path: pathlib.Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A blocking sync called from another thread calls ``on_progress`` on that thread, every
+    call before it returns; one that raises is logged at WARNING and the sync goes on."""
+    first, last = days_ago(emulator, 4), days_ago(emulator, 2)
+    stored = stored_client(emulator, tmp_path)
+
+    def sync() -> tuple[int, SyncProgressLog, monapi.types.SyncReport]:
+        log = SyncProgressLog()
+        report = stored.sync(first, last, tasks=[SERVICE, SITE], concurrency=1, on_progress=log)
+        return threading.get_ident(), log, report
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        caller, log, report = pool.submit(sync).result()
+    assert caller != threading.get_ident()
+    assert log.threads == {caller}
+    assert [p["done"] for p in log.seen] == [0, 3, 6]
+    assert log.seen[-1]["rows"] == report["rows"] > 0
+
+    def fails(progress: monapi.types.SyncProgress) -> None:
+        raise RuntimeError(f"on_progress failed at {progress['done']}")
+
+    with caplog.at_level(logging.WARNING, logger="monapi"):
+        again = stored.sync(first, last, tasks=[SERVICE, SITE], on_progress=fails)
+    assert again["reused"] == 6
+    warnings = [r for r in caplog.records if r.name == "monapi" and r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        "the on_progress callback raised an exception; the sync goes on"
+    ] * 3
+    assert [str(r.exc_info[1]) for r in warnings if r.exc_info] == [
+        f"on_progress failed at {done}" for done in (0, 3, 6)
+    ]
 
 
 def test_sync_checks_its_arguments_before_any_report_is_asked_for(

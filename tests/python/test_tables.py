@@ -6,11 +6,14 @@ from __future__ import annotations
 import _thread
 import asyncio
 import datetime
+import logging
 import math
 import pickle
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Generic, TypeVar
 
 import pandas as pd
 import polars as pl
@@ -25,6 +28,20 @@ from helpers import DAY
 # A service task and a site task of the emulator.
 SERVICE_TASK = 10001
 SITE_TASK = 20001
+
+P = TypeVar("P")
+
+
+class ProgressLog(Generic[P]):
+    """A progress callable that keeps each progress it is handed and the thread it ran on."""
+
+    def __init__(self) -> None:
+        self.seen: list[P] = []
+        self.threads: set[int] = set()
+
+    def __call__(self, progress: P) -> None:
+        self.threads.add(threading.get_ident())
+        self.seen.append(progress)
 
 
 def numbers(report: dict[str, list[dict[str, str]]]) -> list[float]:
@@ -335,15 +352,16 @@ async def test_cancelling_an_async_bulk_call_cancels_what_is_in_flight(
 async def test_async_bulk_progress_under_gather(aclient: monapi.AsyncClient) -> None:
     """Two bulk calls at once, each with its own progress callable: each sees every one of its
     tasks (the failed one included), in order, before its awaitable resolves."""
-    service_seen: list[monapi.types.Progress] = []
-    site_seen: list[monapi.types.Progress] = []
+    service_log = ProgressLog[monapi.types.Progress]()
+    site_log = ProgressLog[monapi.types.Progress]()
+    service_seen, site_seen = service_log.seen, site_log.seen
     service, site = await asyncio.gather(
         aclient.tables.service_reports(
             [10001, 999, 10002],
             start_date=DAY,
             end_date=DAY,
             concurrency=2,
-            progress=service_seen.append,
+            progress=service_log,
             errors="collect",
         ),
         aclient.tables.site_reports(
@@ -352,7 +370,7 @@ async def test_async_bulk_progress_under_gather(aclient: monapi.AsyncClient) -> 
             end_date=DAY,
             monitor=0,
             concurrency=2,
-            progress=site_seen.append,
+            progress=site_log,
         ),
     )
     assert [p["done"] for p in service_seen] == [0, 1, 2, 3]
@@ -364,3 +382,51 @@ async def test_async_bulk_progress_under_gather(aclient: monapi.AsyncClient) -> 
     assert {p["total"] for p in site_seen} == {3}
     assert site_seen[-1]["failed"] == 0
     assert len(site.availability) > 0
+    # Every call ran on the event loop's thread, never on one of the runtime's.
+    assert service_log.threads == site_log.threads == {threading.get_ident()}
+
+
+def test_bulk_progress_runs_on_the_calling_thread(client: monapi.Client) -> None:
+    """The blocking client calls ``progress`` on the thread that waits for the call, a main
+    thread or another, never on one of the runtime's; every call comes before it returns."""
+
+    def bulk_calls() -> int:
+        service_log = ProgressLog[monapi.types.Progress]()
+        table = client.tables.service_reports(
+            [10001, 10002, 10003], start_date=DAY, end_date=DAY, concurrency=2, progress=service_log
+        )
+        assert [p["done"] for p in service_log.seen] == [0, 1, 2, 3]
+        assert service_log.seen[-1]["rows"] == len(table) > 0
+        site_log = ProgressLog[monapi.types.Progress]()
+        site = client.tables.site_reports(
+            [20001, 999], start_date=DAY, end_date=DAY, progress=site_log, errors="collect"
+        )
+        assert [p["done"] for p in site_log.seen] == [0, 1, 2]
+        assert site_log.seen[-1]["failed"] == len(site.failures) == 1
+        assert service_log.threads == site_log.threads == {threading.get_ident()}
+        return threading.get_ident()
+
+    main = bulk_calls()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        other = pool.submit(bulk_calls).result()
+    assert other != main
+
+
+def test_a_progress_callable_that_raises_is_logged_and_the_call_goes_on(
+    client: monapi.Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    def fails(progress: monapi.types.Progress) -> None:
+        raise RuntimeError(f"progress callable failed at {progress['done']}")
+
+    with caplog.at_level(logging.WARNING, logger="monapi"):
+        table = client.tables.service_reports(
+            [10001, 10002], start_date=DAY, end_date=DAY, progress=fails
+        )
+    assert len(table) > 0
+    warnings = [r for r in caplog.records if r.name == "monapi" and r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        "the progress callback raised an exception; the call goes on"
+    ] * 3
+    assert [str(r.exc_info[1]) for r in warnings if r.exc_info] == [
+        f"progress callable failed at {done}" for done in (0, 1, 2)
+    ]
