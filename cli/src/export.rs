@@ -11,21 +11,14 @@ use clap::{Args, Subcommand, ValueEnum};
 use futures::StreamExt;
 use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
 use monapi::table::{self, BulkOptions, BulkStream, Progress, SiteTables, DEFAULT_CONCURRENCY};
-use monapi::{DateRange, ErrorKind};
+use monapi::{DateRange, ErrorKind, Exit};
 
 use crate::sink::{Format, Sink, SinkError};
-use crate::{parse_monitor, Connection};
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  every task was written
-  1  nothing was written (connection, login or listing failed, or every task failed)
-  2  usage: a bad argument (also dates, task ids, --concurrency, --timezone), nothing was sent
-  3  some tasks failed (each is listed on stderr with its error); all the others were written";
+use crate::{exit, parse_monitor, Connection};
 
 /// Write the service's data as a typed table: CSV, Parquet, NDJSON or Arrow.
 #[derive(Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(after_help = Exit::help())]
 pub(crate) struct ExportArgs {
     #[command(subcommand)]
     table: ExportTable,
@@ -34,7 +27,7 @@ pub(crate) struct ExportArgs {
 #[derive(Subcommand)]
 enum ExportTable {
     /// Service reports as one long table (task_id, series, time, metric, value).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = Exit::help())]
     ServiceReports {
         /// Service task ids (repeat the option or list several); default: every task of the list.
         #[arg(long = "task", value_name = "ID", num_args = 1..)]
@@ -49,7 +42,7 @@ enum ExportTable {
         connection: Connection,
     },
     /// One of the three tables of site reports.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = Exit::help())]
     SiteReports {
         /// Which table.
         #[arg(long, value_enum)]
@@ -71,7 +64,7 @@ enum ExportTable {
         connection: Connection,
     },
     /// The service task list (every page).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = Exit::help())]
     ServiceTasks {
         #[command(flatten)]
         output: Output,
@@ -79,7 +72,7 @@ enum ExportTable {
         connection: Connection,
     },
     /// The site task list (every page).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = Exit::help())]
     SiteTasks {
         #[command(flatten)]
         output: Output,
@@ -87,7 +80,7 @@ enum ExportTable {
         connection: Connection,
     },
     /// Response-time distributions of site tasks.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = Exit::help())]
     Distribution {
         /// Site task ids (repeat the option or list several).
         #[arg(long = "task", value_name = "ID", num_args = 1.., required = true)]
@@ -187,19 +180,19 @@ impl From<SinkError> for Failure {
     }
 }
 
-/// Runs an export and says how it went (see [`EXIT_CODES`]).
+/// Runs an export and says how it went (the core's rule, [`Exit`]).
 pub(crate) async fn run(args: ExportArgs) -> ExitCode {
     match export(args.table).await {
         Ok(written) => written.report(),
         Err(Failure::Usage(message)) => {
             eprintln!("monapi: error: {message}");
-            ExitCode::from(2)
+            exit(Exit::Usage)
         }
         Err(Failure::Fatal(message)) => {
             eprintln!("monapi: error: {message}");
-            ExitCode::FAILURE
+            exit(Exit::Failure)
         }
-        Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::OutputClosed) => exit(Exit::Success),
     }
 }
 
@@ -231,11 +224,7 @@ impl Written {
                 }
             );
         }
-        match (failed, self.tasks) {
-            (0, _) => ExitCode::SUCCESS,
-            (_, 0) => ExitCode::FAILURE,
-            _ => ExitCode::from(3),
-        }
+        exit(Exit::of_tasks(failed, self.tasks))
     }
 }
 

@@ -3,6 +3,7 @@
 mod connection;
 mod export;
 mod exporter;
+mod logs;
 mod sink;
 mod sync;
 
@@ -14,7 +15,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use connection::Connection;
 use monapi::input::{self, Id};
-use monapi::{Client, DateRange, Monitor, NewServiceTask, Request, TaskList};
+use monapi::{Client, DateRange, Exit, Monitor, NewServiceTask, Request, TaskList};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
@@ -205,11 +206,28 @@ async fn main() -> ExitCode {
         _ => {}
     }
     match run(cli).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => exit(Exit::Success),
         Err(error) => {
             eprintln!("monapi: error: {error}");
-            ExitCode::FAILURE
+            exit(exit_of(error.as_ref()))
         }
+    }
+}
+
+/// The process's exit code of `exit` (the core's rule: [`Exit`]).
+pub(crate) fn exit(exit: Exit) -> ExitCode {
+    ExitCode::from(exit.code())
+}
+
+/// How a command that stopped with `error` ended: the core's rule for its errors, usage for a
+/// setting of `monapi serve` beyond the emulator's bounds, a failure otherwise.
+pub(crate) fn exit_of(error: &(dyn std::error::Error + 'static)) -> Exit {
+    if let Some(error) = error.downcast_ref::<monapi::Error>() {
+        return Exit::of_error(error);
+    }
+    match error.downcast_ref::<std::io::Error>() {
+        Some(error) if error.kind() == std::io::ErrorKind::InvalidInput => Exit::Usage,
+        _ => Exit::Failure,
     }
 }
 

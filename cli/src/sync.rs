@@ -7,26 +7,25 @@ use std::process::ExitCode;
 use clap::Args;
 use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
 use monapi::table::{StoreKind, SyncOptions, SyncProgress, DEFAULT_CONCURRENCY};
-use monapi::{DateRange, ErrorKind};
+use monapi::{DateRange, Exit};
 
-use crate::Connection;
+use crate::{exit, Connection};
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  the store holds every settled task-day of the range
-  1  nothing was synced (connection, login, listing or the store failed)
-  2  usage: a bad argument (dates, task ids, --kinds, --concurrency), nothing was sent
-  3  some task-days failed (each is listed on stderr with its error); the next sync retries them
-
-Example, a cron line that keeps the last 30 settled days at 03:00 each night:
-  0 3 * * *  monapi sync /data/monapi >> /var/log/monapi-sync.log 2>&1";
+/// The command's `--help` after its flags: the exit codes (the core's rule), and a cron line.
+fn after_help() -> String {
+    format!(
+        "{}\n\nExample, a cron line that keeps the last 30 settled days at 03:00 each night:\n  \
+         0 3 * * *  monapi sync /data/monapi >> /var/log/monapi-sync.log 2>&1",
+        Exit::help()
+    )
+}
 
 /// Bring a local store up to date: fetch each settled task-day it lacks (the last 30 settled
 /// days by default), and nothing it holds. A table call or `monapi export --store DIR` then
 /// reads them from it; DuckDB, polars, pyarrow, Dask and Spark read it as Hive-partitioned
 /// Parquet (see README, "Store").
 #[derive(Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(after_help = after_help())]
 pub(crate) struct SyncArgs {
     /// The store's directory (made when missing); it replaces --store.
     dir: PathBuf,
@@ -54,21 +53,18 @@ pub(crate) struct SyncArgs {
     connection: Connection,
 }
 
-/// Runs a sync and says how it went (see [`EXIT_CODES`]).
+/// Runs a sync and says how it went (the core's rule, [`Exit`]).
 pub(crate) async fn run(args: SyncArgs) -> ExitCode {
     match sync(args).await {
-        Ok(code) => code,
+        Ok(done) => exit(done),
         Err(error) => {
             eprintln!("monapi: error: {error}");
-            match error.kind() {
-                ErrorKind::InvalidInput => ExitCode::from(2),
-                _ => ExitCode::FAILURE,
-            }
+            exit(Exit::of_error(&error))
         }
     }
 }
 
-async fn sync(args: SyncArgs) -> monapi::Result<ExitCode> {
+async fn sync(args: SyncArgs) -> monapi::Result<Exit> {
     let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
     let kinds = StoreKind::parse_list("kinds", &args.kinds)?;
     let client = args.connection.builder()?.store(&args.dir).build()?;
@@ -105,11 +101,8 @@ async fn sync(args: SyncArgs) -> monapi::Result<ExitCode> {
         report.summary(),
         report.tasks
     );
-    Ok(if report.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(3)
-    })
+    let done = report.fetched + report.reused;
+    Ok(Exit::of_tasks(report.failed() as usize, done as usize))
 }
 
 /// The progress bar on stderr: drawn only when stderr is a terminal and not `--quiet`.

@@ -8,7 +8,7 @@
 //! metric of its report, plus 1 info. Per agent: 1, plus 1 per plugin.
 
 use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
@@ -37,7 +37,14 @@ pub(crate) struct Exposition {
     pub(crate) requests: IntCounterVec,
     errors: IntCounterVec,
     refreshed: AtomicBool,
+    /// Refreshes in a row that failed as a whole (the service did not answer).
+    failed_in_a_row: AtomicU32,
+    /// Whether the refresh loop runs (liveness).
+    refreshing: AtomicBool,
 }
+
+/// Refreshes in a row that fail as a whole before the exporter says it is not ready.
+pub(crate) const UNREADY_AFTER: u32 = 3;
 
 impl Exposition {
     pub(crate) fn new() -> Self {
@@ -100,6 +107,8 @@ impl Exposition {
             requests,
             errors,
             refreshed: AtomicBool::new(false),
+            failed_in_a_row: AtomicU32::new(0),
+            refreshing: AtomicBool::new(true),
         }
     }
 
@@ -109,7 +118,8 @@ impl Exposition {
         render(&outcome.snapshot, &mut encoder);
         let gzip = Bytes::from(encoder.finish().expect("writing to memory"));
         *self.data.write().expect("never poisoned") = Arc::new(Rendered { gzip });
-        for error in &outcome.failures {
+        for failure in &outcome.failures {
+            let error = &failure.error;
             let endpoint = error.endpoint().map_or("none", |e| e.name());
             self.errors.with_label_values(&[endpoint, error.code()]).inc();
         }
@@ -118,12 +128,37 @@ impl Exposition {
         self.last_duration.set(outcome.took.as_secs_f64());
         self.last_refresh
             .set(chrono::Utc::now().timestamp_millis() as f64 / 1000.0);
+        if outcome.reached {
+            self.failed_in_a_row.store(0, Ordering::Release);
+        } else {
+            self.failed_in_a_row.fetch_add(1, Ordering::AcqRel);
+        }
         self.refreshed.store(true, Ordering::Release);
     }
 
     /// Whether a refresh has ended (before it, `/metrics` has only the exporter's own).
     pub(crate) fn refreshed(&self) -> bool {
         self.refreshed.load(Ordering::Acquire)
+    }
+
+    /// Refreshes in a row that failed as a whole, up to now.
+    pub(crate) fn failed_in_a_row(&self) -> u32 {
+        self.failed_in_a_row.load(Ordering::Acquire)
+    }
+
+    /// Readiness: a refresh has ended, and the last [`UNREADY_AFTER`] did not all fail.
+    pub(crate) fn ready(&self) -> bool {
+        self.refreshed() && self.failed_in_a_row() < UNREADY_AFTER
+    }
+
+    /// Liveness: the refresh loop runs.
+    pub(crate) fn alive(&self) -> bool {
+        self.refreshing.load(Ordering::Acquire)
+    }
+
+    /// The refresh loop has ended: liveness fails from now on.
+    pub(crate) fn refresh_loop_ended(&self) {
+        self.refreshing.store(false, Ordering::Release);
     }
 
     /// The data rendering, and the exporter's own metrics now (plain text).
@@ -428,18 +463,17 @@ fn agent_families(family: &mut Family, snapshot: &Snapshot) {
     );
 }
 
-/// Counts the service's answers by operation and status in `exposition`: a `tracing` layer
-/// reading the core's `response` events (target `monapi`), installed for the process.
-pub(crate) fn count_requests(exposition: &Arc<Exposition>) {
-    use tracing_subscriber::layer::SubscriberExt as _;
+/// A `tracing` layer that counts the service's answers by operation and status in
+/// `exposition`, reading the core's `response` events (target `monapi`).
+pub(crate) fn request_counter(
+    exposition: &Arc<Exposition>,
+) -> impl tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync + 'static {
     use tracing_subscriber::Layer as _;
     let counter = RequestCounter {
         requests: exposition.requests.clone(),
     };
     let only_monapi = tracing_subscriber::filter::Targets::new().with_target("monapi", tracing::Level::DEBUG);
-    let subscriber = tracing_subscriber::registry().with(counter.with_filter(only_monapi));
-    // Only the first exporter of a process counts (tests start one per process).
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    counter.with_filter(only_monapi)
 }
 
 struct RequestCounter {

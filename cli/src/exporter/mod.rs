@@ -8,18 +8,21 @@ mod metrics;
 mod refresh;
 mod server;
 
+use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use monapi::table::health;
 use monapi::table::DEFAULT_CONCURRENCY;
-use monapi::ErrorKind;
+use monapi::Exit;
 
-use crate::Connection;
+use crate::{exit, exit_of, logs, Connection};
 use metrics::Exposition;
-use refresh::{Filters, Refresher};
+use refresh::{Failure, Filters, Outcome, Refresher, Shown};
 
 /// The default port. The Prometheus wiki's "Default port allocations" list gave exporters
 /// 9100-9999, and that range has been full since 2023; exporters since pick a port outside it
@@ -39,6 +42,11 @@ monitor_id 0 is the average of the points):
   monapi_api_requests_total, monapi_api_errors_total. Windows are calendar days of the
   client's time zone ending now (1d: today). See README, \"Prometheus and Grafana\".
 
+Endpoints: /metrics; /health, liveness (503 only when the refresh loop has died: the process
+then exits 1); /ready, readiness (503 until the first refresh has ended, and while the last 3
+refreshes have all failed). Log lines on stderr carry a time and a level (MONAPI_LOG sets the
+level, default info).
+
 SIGHUP refreshes at once. Example:
   monapi exporter --listen 0.0.0.0:39126 --store /data/monapi --slo 0.999 --exclude-task-type ping";
 
@@ -50,9 +58,13 @@ pub(crate) struct ExporterArgs {
     /// Address and port to listen on.
     #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
     listen: SocketAddr,
-    /// Seconds between refreshes (at least 60, the service's finest check frequency).
+    /// Seconds between refreshes (from 60, the service's finest check frequency, to 86400).
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     interval: u64,
+    /// Seconds a value stands without a refresh that confirms it; older values are dropped,
+    /// not frozen (default: three intervals).
+    #[arg(long, value_name = "SECONDS")]
+    stale_after: Option<u64>,
     /// Availability objective (a ratio, e.g. 0.999): adds the remaining error budget per
     /// window.
     #[arg(long)]
@@ -83,25 +95,27 @@ pub(crate) struct ExporterArgs {
 }
 
 /// Runs the exporter until SIGINT or SIGTERM: exit code 0; 2 for a bad argument (nothing
-/// sent); 1 when the client cannot be made or the address not bound.
+/// sent); 1 when the client cannot be made, the address not bound, or the refresh loop died.
 pub(crate) async fn run(args: ExporterArgs) -> ExitCode {
     limit_arenas();
     match serve(args).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => exit(Exit::Success),
         Err(error) => {
             eprintln!("monapi: error: {error}");
-            let usage = error
-                .downcast_ref::<monapi::Error>()
-                .is_some_and(|e| e.kind() == ErrorKind::InvalidInput);
-            ExitCode::from(if usage { 2 } else { 1 })
+            exit(exit_of(error.as_ref()))
         }
     }
 }
 
 async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
-    monapi::table::health::check_refresh_interval("interval", Duration::from_secs(args.interval))?;
+    let interval = Duration::from_secs(args.interval);
+    health::check_refresh_interval("interval", interval)?;
+    let stale_after = args
+        .stale_after
+        .map_or_else(|| health::default_stale_after(interval), Duration::from_secs);
+    health::check_stale_after("stale_after", stale_after, interval)?;
     if let Some(slo) = args.slo {
-        monapi::table::health::check_slo("slo", slo)?;
+        health::check_slo("slo", slo)?;
     }
     monapi::table::check_concurrency(args.concurrency)?;
     let filters = Filters {
@@ -113,51 +127,201 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
         exclude_task_types: args.exclude_task_types,
     };
     let exposition = Arc::new(Exposition::new());
-    metrics::count_requests(&exposition);
+    logs::init(metrics::request_counter(&exposition))?;
     let client = args.connection.client()?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let address = listener.local_addr()?;
-    eprintln!(
-        "monapi exporter listening on http://{address}/metrics (refresh every {} s)",
-        args.interval
+    tracing::info!(
+        "monapi exporter listening on http://{address}/metrics (refresh every {} s, values stale after {} s)",
+        interval.as_secs(),
+        stale_after.as_secs()
     );
-    let refresher = Refresher::new(client, filters, args.slo, args.concurrency);
-    let refreshing = tokio::spawn(refresh_loop(
-        refresher,
-        exposition.clone(),
-        Duration::from_secs(args.interval),
-    ));
-    let served = server::serve(listener, exposition, shutdown()).await;
-    refreshing.abort();
-    Ok(served?)
+    let shown = Shown {
+        filters,
+        slo: args.slo,
+        concurrency: args.concurrency,
+        stale_after,
+    };
+    let refresher = Refresher::new(client, shown);
+    let refreshing = tokio::spawn(refresh_loop(refresher, exposition.clone(), interval));
+    let serving = server::serve(listener, exposition.clone(), shutdown());
+    supervise(refreshing, serving, &exposition).await
 }
 
-/// Refreshes every `interval` (measured from the start of the last one), and at once on
-/// SIGHUP, publishing each outcome.
+/// Serves until shutdown. The refresh loop never returns: should it end (a panic), the
+/// exporter says so (`/health` fails from then on) and exits with an error, so that its
+/// supervisor restarts it rather than serve metrics that no longer move.
+async fn supervise(
+    mut refreshing: tokio::task::JoinHandle<()>,
+    serving: impl Future<Output = std::io::Result<()>>,
+    exposition: &Exposition,
+) -> Result<(), Box<dyn std::error::Error>> {
+    tokio::select! {
+        served = serving => {
+            refreshing.abort();
+            served?;
+            tracing::info!("monapi exporter stopped");
+            Ok(())
+        }
+        ended = &mut refreshing => {
+            exposition.refresh_loop_ended();
+            let why = match ended {
+                Err(error) if error.is_panic() => panic_text(error.into_panic().as_ref()),
+                _ => "it returned".to_string(),
+            };
+            tracing::error!("the refresh loop ended ({why}); exiting");
+            Err(format!("the refresh loop ended: {why}").into())
+        }
+    }
+}
+
+/// A panic's message, when it has one.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .map_or_else(|| "a panic".into(), |text| format!("panic: {text}"))
+}
+
+/// Refreshes every `interval` (measured from the start of the last one, bounded by the
+/// core's rule), and at once on SIGHUP, publishing and logging each outcome. Never returns;
+/// a panic here or in the rendering ends the task, which [`supervise`] sees.
 async fn refresh_loop(mut refresher: Refresher, exposition: Arc<Exposition>, interval: Duration) {
     let mut hangup =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).expect("a SIGHUP handler");
     loop {
         let started = tokio::time::Instant::now();
-        let outcome = refresher.refresh().await;
-        for error in &outcome.failures {
-            eprintln!("monapi exporter: refresh: {error}");
-        }
+        let outcome = refresher.refresh(chrono::Utc::now()).await;
+        log_outcome(&outcome, exposition.failed_in_a_row());
         let publishing = exposition.clone();
         // Rendering a thousand sites' series is CPU work: off the runtime's threads.
-        tokio::task::spawn_blocking(move || {
+        let published = tokio::task::spawn_blocking(move || {
             publishing.publish(outcome);
             give_back_free_memory();
         })
-        .await
-        .expect("rendering does not panic");
+        .await;
+        match published {
+            Ok(()) => {}
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(_) => return, // the runtime is shutting down
+        }
         tokio::select! {
             _ = tokio::time::sleep_until(started + interval) => {}
-            _ = hangup.recv() => {}
+            _ = hangup.recv() => tracing::info!("SIGHUP: refreshing now"),
         }
     }
+}
+
+/// One line of what a refresh found.
+fn summary(outcome: &Outcome) -> String {
+    let snapshot = &outcome.snapshot;
+    let failed = match outcome.failures.len() {
+        0 => String::new(),
+        n => format!(", {n} calls failed"),
+    };
+    format!(
+        "{} sites, {} services, {} agents in {:.1} s{failed}",
+        snapshot.sites.len(),
+        snapshot.services.len(),
+        snapshot.agents.len(),
+        outcome.took.as_secs_f64()
+    )
+}
+
+/// Logs a refresh (`failed_before`: the refreshes in a row before it that failed as a whole):
+/// one line per distinct cause, with the calls it ended and their tasks (a thousand sites
+/// failing alike make one line, not a thousand), then what it found, or a recovery.
+fn log_outcome(outcome: &Outcome, failed_before: u32) {
+    let head = if outcome.reached {
+        "refresh".to_string()
+    } else {
+        format!("refresh failed ({} in a row)", failed_before + 1)
+    };
+    for group in group_failures(&outcome.failures) {
+        if outcome.reached {
+            tracing::warn!("{head}: {group}");
+        } else {
+            tracing::error!("{head}: {group}");
+        }
+    }
+    if outcome.reached {
+        match failed_before {
+            0 => tracing::info!("refreshed: {}", summary(outcome)),
+            n => tracing::info!("refreshed again after {n} failed refreshes: {}", summary(outcome)),
+        }
+    }
+}
+
+/// The failures of one cause.
+#[derive(Debug, Default, PartialEq)]
+struct Group {
+    /// The error's text without the operation it names.
+    cause: String,
+    /// The operations it ended, each with its count.
+    calls: BTreeMap<&'static str, usize>,
+    /// The tasks of those calls, in order.
+    tasks: Vec<u64>,
+}
+
+impl std::fmt::Display for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let calls: Vec<String> = self
+            .calls
+            .iter()
+            .map(|(name, n)| {
+                if *n > 1 {
+                    format!("{name} x{n}")
+                } else {
+                    name.to_string()
+                }
+            })
+            .collect();
+        write!(f, "{} ({}", self.cause, calls.join(", "))?;
+        match self.tasks.len() {
+            0 => {}
+            1 => write!(f, "; task {}", self.tasks[0])?,
+            n if n <= 10 => write!(f, "; tasks {}", join(&self.tasks))?,
+            n => write!(f, "; tasks {} and {} more", join(&self.tasks[..10]), n - 10)?,
+        }
+        f.write_str(")")
+    }
+}
+
+/// The failures grouped by cause: the error's text less the operation it starts with (the
+/// three lists failing to connect are one cause).
+fn group_failures(failures: &[Failure]) -> Vec<Group> {
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for failure in failures {
+        let text = failure.error.to_string();
+        let endpoint = failure.error.endpoint();
+        let cause = endpoint
+            .and_then(|e| text.strip_prefix(&format!("{}: ", e.as_str())))
+            .unwrap_or(&text)
+            .to_string();
+        let group = groups.entry(cause.clone()).or_insert_with(|| Group {
+            cause,
+            ..Group::default()
+        });
+        *group
+            .calls
+            .entry(endpoint.map_or("call", |e| e.name()))
+            .or_default() += 1;
+        group.tasks.extend(failure.task_id);
+    }
+    groups
+        .into_values()
+        .map(|mut group| {
+            group.tasks.sort_unstable();
+            group
+        })
+        .collect()
+}
+
+fn join(ids: &[u64]) -> String {
+    ids.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Keeps a long-running exporter's memory to what it holds. A refresh's reports come and go
@@ -185,12 +349,71 @@ fn give_back_free_memory() {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
+/// Resolves on SIGINT or SIGTERM, and says which.
 async fn shutdown() {
     let mut terminate =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
+    let signal = tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = terminate.recv() => "SIGTERM",
+    };
+    tracing::info!("{signal}: shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_refresh_loop_that_panics_fails_liveness_and_ends_the_process_with_an_error() {
+        let exposition = Exposition::new();
+        assert!(exposition.alive());
+        let refreshing = tokio::spawn(async { panic!("a bug in a refresh") });
+        let serving = std::future::pending::<std::io::Result<()>>();
+        let ended = supervise(refreshing, serving, &exposition).await;
+        let error = ended.expect_err("the exporter must not go on serving frozen metrics");
+        assert_eq!(exit_of(error.as_ref()), Exit::Failure);
+        assert!(error.to_string().contains("a bug in a refresh"), "{error}");
+        assert!(!exposition.alive());
+    }
+
+    #[tokio::test]
+    async fn a_shutdown_stops_the_refresh_loop_and_ends_well() {
+        let exposition = Exposition::new();
+        let refreshing = tokio::spawn(std::future::pending::<()>());
+        let ended = supervise(refreshing, async { Ok(()) }, &exposition).await;
+        assert!(ended.is_ok());
+        assert!(exposition.alive());
+    }
+
+    #[test]
+    fn failures_of_one_cause_are_one_line_with_their_calls_and_tasks() {
+        let refused = |task_id: Option<u64>| Failure {
+            task_id,
+            error: monapi::Error::invalid_input(None, "task_id", "must be a task of the account"),
+        };
+        let failures: Vec<Failure> = [Some(20003), Some(20001), None, Some(20002)]
+            .into_iter()
+            .map(refused)
+            .chain((1..=12).map(|id| Failure {
+                task_id: Some(id),
+                error: monapi::Error::invalid_input(None, "slo", "must be a ratio"),
+            }))
+            .collect();
+        let groups = group_failures(&failures);
+        assert_eq!(groups.len(), 2);
+        let task = groups.iter().find(|g| g.cause.contains("task_id")).unwrap();
+        assert_eq!(task.tasks, [20001, 20002, 20003]);
+        assert_eq!(task.calls.values().sum::<usize>(), 4);
+        assert!(
+            task.to_string().ends_with("(call x4; tasks 20001, 20002, 20003)"),
+            "{task}"
+        );
+        let slo = groups.iter().find(|g| g.cause.contains("slo")).unwrap();
+        assert!(
+            slo.to_string()
+                .ends_with("; tasks 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more)"),
+            "{slo}"
+        );
     }
 }

@@ -4,22 +4,21 @@
 //! Settled days (the client's `settle` rule, as the store's) are fetched once and kept as
 //! summaries (`table::health`): through the store when the client has one, so that a restart
 //! reads them from disk. The days not settled yet (today, and yesterday for the first hours)
-//! are fetched at every refresh. A part that fails keeps its last values.
+//! are fetched at every refresh. A part that fails keeps its last values until they are older
+//! than `--stale-after`; then they are dropped, so that no alert fires on values nobody
+//! confirms.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use futures::{StreamExt, TryStreamExt};
 use monapi::table::health::{self, LastValue, PointSummary, Window};
-use monapi::table::{last_settled_day, Tables, RESPONSE_TIME_FIELDS};
+use monapi::table::{day_runs, last_settled_day, Tables, RESPONSE_TIME_FIELDS};
 use monapi::{Agents, Client, DateRange, Monitor, ServiceTask, SiteTask};
 
 /// The windows of the site metrics, in days.
 pub(crate) const WINDOWS: [u32; 3] = [1, 7, 30];
-
-/// The longest run of days asked for at once (a task's memory is bounded by it).
-const RUN_DAYS: u64 = 10;
 
 /// Which tasks are exported: a task is when its id is in the inclusion list (or that list is
 /// empty) and not in the exclusion list, and likewise its type.
@@ -138,8 +137,24 @@ pub(crate) struct ServiceState {
 /// A refresh's snapshot and what failed in it.
 pub(crate) struct Outcome {
     pub(crate) snapshot: Snapshot,
-    pub(crate) failures: Vec<monapi::Error>,
+    pub(crate) failures: Vec<Failure>,
+    /// Whether the service answered at all: one of the task lists or the agents came back.
+    /// A refresh that did not (the service down, a wrong password) failed as a whole.
+    pub(crate) reached: bool,
     pub(crate) took: Duration,
+}
+
+/// A call of a refresh that failed, and the task it was for.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) task_id: Option<u64>,
+    pub(crate) error: monapi::Error,
+}
+
+impl From<monapi::Error> for Failure {
+    fn from(error: monapi::Error) -> Self {
+        Failure { task_id: None, error }
+    }
 }
 
 /// A site task's settled days, summarized, and which of them are held.
@@ -149,48 +164,67 @@ struct History {
     held: BTreeSet<NaiveDate>,
 }
 
+/// A part's last values and when a refresh last confirmed them.
+struct Confirmed<T> {
+    at: DateTime<Utc>,
+    value: T,
+}
+
 pub(crate) struct Refresher {
     client: Client,
     tables: Tables,
     filters: Filters,
     slo: Option<f64>,
     concurrency: usize,
+    stale_after: chrono::Duration,
     history: HashMap<u64, History>,
     /// The last values of each part, for a part that fails.
-    sites: HashMap<u64, SiteState>,
-    services: HashMap<u64, ServiceState>,
+    sites: HashMap<u64, Confirmed<SiteState>>,
+    services: HashMap<u64, Confirmed<ServiceState>>,
     site_list: Vec<Task>,
     service_list: Vec<Task>,
-    agents: Agents,
+    agents: Option<Confirmed<Agents>>,
+}
+
+/// What the exporter shows and how: the filters, the objective, the tasks fetched at once and
+/// how long a value stands unconfirmed.
+pub(crate) struct Shown {
+    pub(crate) filters: Filters,
+    pub(crate) slo: Option<f64>,
+    pub(crate) concurrency: usize,
+    pub(crate) stale_after: Duration,
 }
 
 impl Refresher {
-    pub(crate) fn new(client: Client, filters: Filters, slo: Option<f64>, concurrency: usize) -> Self {
+    pub(crate) fn new(client: Client, shown: Shown) -> Self {
         Refresher {
             tables: client.tables(),
             client,
-            filters,
-            slo,
-            concurrency,
+            filters: shown.filters,
+            slo: shown.slo,
+            concurrency: shown.concurrency,
+            // Bounded by the core's rule (at most 3 days).
+            stale_after: chrono::Duration::from_std(shown.stale_after).unwrap_or(chrono::Duration::MAX),
             history: HashMap::new(),
             sites: HashMap::new(),
             services: HashMap::new(),
             site_list: Vec::new(),
             service_list: Vec::new(),
-            agents: Agents::default(),
+            agents: None,
         }
     }
 
-    /// One refresh: never fails as a whole; what failed is in the outcome, and its last
-    /// values stand.
-    pub(crate) async fn refresh(&mut self) -> Outcome {
+    /// One refresh as of `now`: never fails as a whole; what failed is in the outcome, and
+    /// its last values stand until they are stale.
+    pub(crate) async fn refresh(&mut self, now: DateTime<Utc>) -> Outcome {
         let started = Instant::now();
-        let mut failures = Vec::new();
+        let mut failures: Vec<Failure> = Vec::new();
         let (sites, services, agents) = tokio::join!(
             self.client.site_tasks_all().try_collect::<Vec<_>>(),
             self.client.service_tasks_all().try_collect::<Vec<_>>(),
             self.client.agents(),
         );
+        let reached = sites.is_ok() || services.is_ok() || agents.is_ok();
         match sites {
             Ok(list) => {
                 self.site_list = list
@@ -199,7 +233,7 @@ impl Refresher {
                     .filter(|t| self.filters.site(t))
                     .collect()
             }
-            Err(error) => failures.push(error),
+            Err(error) => failures.push(error.into()),
         }
         match services {
             Ok(list) => {
@@ -209,40 +243,64 @@ impl Refresher {
                     .filter(|t| self.filters.service(t))
                     .collect()
             }
-            Err(error) => failures.push(error),
+            Err(error) => failures.push(error.into()),
         }
         match agents {
-            Ok(agents) => self.agents = agents,
-            Err(error) => failures.push(error),
+            Ok(agents) => {
+                self.agents = Some(Confirmed {
+                    at: now,
+                    value: agents,
+                })
+            }
+            Err(error) => failures.push(error.into()),
         }
-        let now = Utc::now();
         let timezone = self.client.timezone();
         let today = now.with_timezone(&timezone).date_naive();
         let settled = last_settled_day(now, timezone, self.client.settings().settle).min(today);
-        failures.extend(self.refresh_sites(today, settled, now.timestamp()).await);
-        failures.extend(self.refresh_services(today).await);
+        // A service that answered none of the lists is down, or refuses the credentials:
+        // asking it for every task's report too would only repeat that many times over.
+        if reached {
+            failures.extend(self.refresh_sites(today, settled, now).await);
+            failures.extend(self.refresh_services(today, now).await);
+        }
+        let fresh = |at: &DateTime<Utc>| now.signed_duration_since(*at) <= self.stale_after;
         let snapshot = Snapshot {
             slo: self.slo,
             sites: self
                 .site_list
                 .iter()
-                .filter_map(|t| self.sites.get(&t.task_id).cloned())
+                .filter_map(|t| self.sites.get(&t.task_id))
+                .filter(|site| fresh(&site.at))
+                .map(|site| site.value.clone())
                 .collect(),
             services: self
                 .service_list
                 .iter()
-                .filter_map(|t| self.services.get(&t.task_id).cloned())
+                .filter_map(|t| self.services.get(&t.task_id))
+                .filter(|service| fresh(&service.at))
+                .map(|service| service.value.clone())
                 .collect(),
-            agents: self.agents.clone(),
+            agents: self
+                .agents
+                .as_ref()
+                .filter(|agents| fresh(&agents.at))
+                .map(|agents| agents.value.clone())
+                .unwrap_or_default(),
         };
         Outcome {
             snapshot,
             failures,
+            reached,
             took: started.elapsed(),
         }
     }
 
-    async fn refresh_sites(&mut self, today: NaiveDate, settled: NaiveDate, now: i64) -> Vec<monapi::Error> {
+    async fn refresh_sites(
+        &mut self,
+        today: NaiveDate,
+        settled: NaiveDate,
+        now: DateTime<Utc>,
+    ) -> Vec<Failure> {
         let first = Window::days(WINDOWS[WINDOWS.len() - 1], today, self.client.timezone()).first;
         let listed: BTreeSet<u64> = self.site_list.iter().map(|t| t.task_id).collect();
         // Tasks gone from the account (or the filters) are forgotten.
@@ -257,7 +315,12 @@ impl Refresher {
                 for point in history.points.values_mut() {
                     point.forget_before(first);
                 }
-                let mut runs = runs(first, settled, &history.held);
+                // The settled days not held, in the core's runs (a task's memory is bounded).
+                let missing = first
+                    .iter_days()
+                    .take_while(|day| *day <= settled)
+                    .filter(|day| !history.held.contains(day));
+                let mut runs = day_runs(missing);
                 if settled < today {
                     runs.push(DateRange::new(settled.succ_opt().expect("a day"), today));
                 }
@@ -273,7 +336,9 @@ impl Refresher {
                     for range in runs {
                         let report = tables.site_report(task.task_id, range, Monitor::All).await;
                         match report {
-                            Ok(tables) => summaries.push((range, health::summarize(&tables, timezone))),
+                            Ok(tables) => {
+                                summaries.push((range, health::summarize(&tables, timezone, now.timestamp())))
+                            }
                             Err(error) => return (task, Err(error)),
                         }
                     }
@@ -288,43 +353,63 @@ impl Refresher {
             let summaries = match result {
                 Ok(summaries) => summaries,
                 Err(error) => {
-                    failures.push(error);
+                    failures.push(Failure {
+                        task_id: Some(task.task_id),
+                        error,
+                    });
                     continue;
                 }
             };
             let history = self.history.entry(task.task_id).or_default();
             let mut points = history.points.clone();
             for (range, summary) in summaries {
-                let end = range.end.expect("both dates");
-                for (id, point) in summary {
-                    if end <= settled {
-                        // A settled day with a fault still going on is fetched again.
-                        let days = range
-                            .start
-                            .expect("both dates")
+                let (first, last) = (range.start.expect("both dates"), range.end.expect("both dates"));
+                if last <= settled {
+                    // A settled day is held once no point has a fault of it still going on
+                    // (one that did is fetched again until the fault has ended).
+                    let ongoing: BTreeSet<NaiveDate> = summary
+                        .values()
+                        .flat_map(|point| &point.days)
+                        .filter(|(_, day)| day.has_ongoing_fault())
+                        .map(|(day, _)| *day)
+                        .collect();
+                    history.held.extend(
+                        first
                             .iter_days()
-                            .take_while(|d| *d <= end);
-                        history.held.extend(
-                            days.filter(|d| !point.days.get(d).is_some_and(|day| day.has_ongoing_fault())),
-                        );
-                        history.points.entry(id).or_default().merge(point.clone());
+                            .take_while(|day| *day <= last)
+                            .filter(|day| !ongoing.contains(day)),
+                    );
+                    for (id, point) in &summary {
+                        history
+                            .points
+                            .entry(*id)
+                            .or_default()
+                            .merge(point.clone(), first, last);
                     }
-                    points.entry(id).or_default().merge(point);
+                }
+                for (id, point) in summary {
+                    points.entry(id).or_default().merge(point, first, last);
                 }
             }
             let state = SiteState {
                 points: points
                     .into_iter()
-                    .map(|(id, point)| point_state(id, &point, today, timezone, now))
+                    .map(|(id, point)| point_state(id, &point, today, timezone, now.timestamp()))
                     .collect(),
                 task,
             };
-            self.sites.insert(state.task.task_id, state);
+            self.sites.insert(
+                state.task.task_id,
+                Confirmed {
+                    at: now,
+                    value: state,
+                },
+            );
         }
         failures
     }
 
-    async fn refresh_services(&mut self, today: NaiveDate) -> Vec<monapi::Error> {
+    async fn refresh_services(&mut self, today: NaiveDate, now: DateTime<Utc>) -> Vec<Failure> {
         let listed: BTreeSet<u64> = self.service_list.iter().map(|t| t.task_id).collect();
         self.services.retain(|id, _| listed.contains(id));
         let fetched: Vec<_> = futures::stream::iter(self.service_list.clone())
@@ -332,7 +417,10 @@ impl Refresher {
                 let tables = self.tables.clone();
                 async move {
                     let report = tables.service_report(task.task_id, DateRange::on(today)).await;
-                    (task, report.map(|report| health::last_values(&report)))
+                    (
+                        task,
+                        report.map(|report| health::last_values(&report, now.timestamp())),
+                    )
                 }
             })
             .buffer_unordered(self.concurrency)
@@ -342,34 +430,18 @@ impl Refresher {
         for (task, values) in fetched {
             match values {
                 Ok(values) => {
-                    self.services.insert(task.task_id, ServiceState { task, values });
+                    let task_id = task.task_id;
+                    let value = ServiceState { task, values };
+                    self.services.insert(task_id, Confirmed { at: now, value });
                 }
-                Err(error) => failures.push(error),
+                Err(error) => failures.push(Failure {
+                    task_id: Some(task.task_id),
+                    error,
+                }),
             }
         }
         failures
     }
-}
-
-/// The runs (of at most [`RUN_DAYS`]) of the days from `first` to `last` not `held`.
-fn runs(first: NaiveDate, last: NaiveDate, held: &BTreeSet<NaiveDate>) -> Vec<DateRange> {
-    let mut runs: Vec<DateRange> = Vec::new();
-    for day in first
-        .iter_days()
-        .take_while(|d| *d <= last)
-        .filter(|d| !held.contains(d))
-    {
-        match runs.last_mut() {
-            Some(run)
-                if run.end.and_then(|end| end.succ_opt()) == Some(day)
-                    && (day - run.start.expect("both dates")).num_days() < RUN_DAYS as i64 =>
-            {
-                run.end = Some(day)
-            }
-            _ => runs.push(DateRange::on(day)),
-        }
-    }
-    runs
 }
 
 fn point_state(
@@ -402,26 +474,164 @@ fn point_state(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use monapi::table::arrow_array::cast::AsArray;
+    use monapi::table::arrow_array::types::{Float64Type, TimestampSecondType, UInt32Type};
+    use monapi::table::arrow_array::Array;
+    use monapi_emulator::{
+        instant, Config, Emulator, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
+    };
 
-    fn day(text: &str) -> NaiveDate {
-        text.parse().unwrap()
+    fn client(emulator: &Emulator) -> Client {
+        Client::builder()
+            .base_url(emulator.base_url())
+            .client_id(DEMO_CLIENT_ID)
+            .client_secret(DEMO_CLIENT_SECRET)
+            .username(DEMO_USERNAME)
+            .password(DEMO_PASSWORD)
+            .max_retries(0)
+            .build()
+            .unwrap()
     }
 
-    #[test]
-    fn runs_skip_held_days_and_are_at_most_ten_days() {
-        let held: BTreeSet<NaiveDate> = [day("2026-11-03")].into();
-        let runs = runs(day("2026-11-01"), day("2026-11-20"), &held);
-        let spans: Vec<(NaiveDate, NaiveDate)> =
-            runs.iter().map(|r| (r.start.unwrap(), r.end.unwrap())).collect();
-        assert_eq!(
-            spans,
-            [
-                (day("2026-11-01"), day("2026-11-02")),
-                (day("2026-11-04"), day("2026-11-13")),
-                (day("2026-11-14"), day("2026-11-20")),
-            ]
+    fn refresher(client: Client, sites: Vec<u64>, stale_after: Duration) -> Refresher {
+        let filters = Filters {
+            sites,
+            // No service task: the site's metrics are what the test is about.
+            services: vec![0],
+            ..Filters::default()
+        };
+        let shown = Shown {
+            filters,
+            slo: None,
+            concurrency: 4,
+            stale_after,
+        };
+        Refresher::new(client, shown)
+    }
+
+    /// Each point's mean availability (a ratio) over `day`, from the table.
+    async fn table_means(client: &Client, task_id: u64, day: NaiveDate) -> BTreeMap<u32, f64> {
+        let tables = client
+            .tables()
+            .site_report(task_id, DateRange::on(day), Monitor::All)
+            .await
+            .unwrap();
+        let batch = &tables.availability;
+        let ids = batch
+            .column_by_name("monitor_id")
+            .unwrap()
+            .as_primitive::<UInt32Type>();
+        let rates = batch
+            .column_by_name("uprate")
+            .unwrap()
+            .as_primitive::<Float64Type>();
+        let times = batch
+            .column_by_name("time")
+            .unwrap()
+            .as_primitive::<TimestampSecondType>();
+        let mut sums: BTreeMap<u32, (f64, u32)> = BTreeMap::new();
+        for row in 0..batch.num_rows() {
+            assert!(times.is_valid(row));
+            if rates.is_valid(row) {
+                let sum = sums.entry(ids.value(row)).or_default();
+                *sum = (sum.0 + rates.value(row) / 100.0, sum.1 + 1);
+            }
+        }
+        sums.into_iter()
+            .map(|(id, (sum, n))| (id, sum / f64::from(n)))
+            .collect()
+    }
+
+    /// An instant given as the emulator's local time (`2026-11-10 23:30`).
+    fn at(text: &str) -> DateTime<Utc> {
+        instant("now", text, monapi::SERVICE_TIMEZONE).unwrap()
+    }
+
+    /// An emulator whose clock stands at `now` (its local time).
+    async fn emulator_at(now: &str) -> Emulator {
+        let config = Config {
+            now: Some(at(now)),
+            ..Config::default()
+        };
+        Emulator::start(config).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_fault_across_midnight_that_ends_a_day_later_is_over_and_its_day_is_the_tables() {
+        let emulator = emulator_at("2026-11-10 23:30").await;
+        let client = client(&emulator);
+        let mut refresher = refresher(client.clone(), vec![20001], Duration::from_secs(900));
+        emulator.fail_site(20001).unwrap();
+        let ongoing = |outcome: &Outcome| -> Vec<bool> {
+            outcome.snapshot.sites[0]
+                .points
+                .iter()
+                .filter(|p| p.monitor_id != 0)
+                .map(|p| p.fault_ongoing)
+                .collect()
+        };
+        let outcome = refresher.refresh(at("2026-11-10 23:31")).await;
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert!(ongoing(&outcome).iter().all(|o| *o), "failing since 23:30");
+        // Two days later, the 10th is settled while its fault still goes on.
+        emulator.set_now(Some(at("2026-11-12 03:00"))).unwrap();
+        let outcome = refresher.refresh(at("2026-11-12 03:00")).await;
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert!(ongoing(&outcome).iter().all(|o| *o), "still failing");
+        emulator.recover_site(20001).unwrap().expect("it was failing");
+        emulator.set_now(Some(at("2026-11-12 03:30"))).unwrap();
+        let outcome = refresher.refresh(at("2026-11-12 03:30")).await;
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert!(
+            ongoing(&outcome).iter().all(|o| !*o),
+            "the fault ended at 03:00 on the 12th"
         );
-        assert!(super::runs(day("2026-11-02"), day("2026-11-01"), &held).is_empty());
+        // The 10th, held now, is what its table says, point by point.
+        let tenth: NaiveDate = "2026-11-10".parse().unwrap();
+        let history = &refresher.history[&20001];
+        assert!(history.held.contains(&tenth));
+        let means = table_means(&client, 20001, tenth).await;
+        assert!(means.len() > 1);
+        for (id, mean) in means {
+            let day = &history.points[&id].days[&tenth];
+            let held = day.availability_sum / f64::from(day.checks);
+            assert!(
+                (held - mean).abs() < 1e-9,
+                "point {id}: {held} held, {mean} in the table"
+            );
+            if id != 0 {
+                assert!(
+                    day.faults.iter().all(|f| f.end.is_some()),
+                    "point {id}: {:?}",
+                    day.faults
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn values_older_than_stale_after_are_dropped_not_frozen() {
+        let emulator = emulator_at("2026-11-10 12:00").await;
+        let mut refresher = refresher(client(&emulator), vec![20001, 20002], Duration::from_secs(900));
+        let outcome = refresher.refresh(at("2026-11-10 12:00")).await;
+        assert_eq!(outcome.snapshot.sites.len(), 2);
+        assert!(!outcome.snapshot.agents.is_empty());
+        emulator
+            .set_faults(monapi_emulator::Faults {
+                error_500: 1.0,
+                ..Default::default()
+            })
+            .unwrap();
+        // Within the 15 minutes the last values stand; after them they are gone.
+        let outcome = refresher.refresh(at("2026-11-10 12:15")).await;
+        assert!(!outcome.reached);
+        assert_eq!(outcome.snapshot.sites.len(), 2);
+        let outcome = refresher.refresh(at("2026-11-10 12:15:01")).await;
+        assert!(outcome.snapshot.sites.is_empty() && outcome.snapshot.agents.is_empty());
+        emulator.set_faults(monapi_emulator::Faults::default()).unwrap();
+        let outcome = refresher.refresh(at("2026-11-10 12:16")).await;
+        assert!(outcome.reached);
+        assert_eq!(outcome.snapshot.sites.len(), 2);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The exporter's HTTP server: `/metrics` (the last rendering, gzipped when asked), `/` (a
-//! page linking to it, as exporters have) and `/health`.
+//! page linking to it, as exporters have), `/health` (liveness) and `/ready` (readiness).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -19,7 +19,8 @@ const PAGE: &str = r#"<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>monapi exporter</title></head>
 <body><h1>monapi exporter</h1>
 <p>The monitoring service's sites, services and agents as Prometheus metrics.</p>
-<ul><li><a href="metrics">Metrics</a></li><li><a href="health">Health</a></li></ul>
+<ul><li><a href="metrics">Metrics</a></li><li><a href="health">Health</a> (liveness)</li>
+<li><a href="ready">Ready</a> (readiness)</li></ul>
 </body></html>
 "#;
 
@@ -32,6 +33,7 @@ pub(crate) async fn serve(
         .route("/", get(|| async { Html(PAGE) }))
         .route("/metrics", get(metrics))
         .route("/health", get(health))
+        .route("/ready", get(ready))
         .with_state(exposition);
     // A scrape's answer is two writes (the data's gzip member, then the exporter's own): with
     // Nagle's algorithm the second waited for the scraper's delayed ACK, 40 ms.
@@ -105,9 +107,36 @@ fn decompressed(gzip: Bytes, tail: Bytes) -> impl futures::Stream<Item = std::io
     })
 }
 
-/// 200 while the exporter runs; `refreshed` says whether a refresh has ended (before it,
-/// `/metrics` has only the exporter's own metrics).
+/// Liveness: 200 while the refresh loop runs, 503 once it has died. An outage of the service
+/// never fails it (a restart would not help, and a liveness probe would restart the exporter
+/// in a loop); `/ready` says that.
 async fn health(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse {
-    let body = format!(r#"{{"status":"ok","refreshed":{}}}"#, exposition.refreshed());
-    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body)
+    let (status, text) = if exposition.alive() {
+        (StatusCode::OK, "ok")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "the refresh loop has ended")
+    };
+    json(status, format!(r#"{{"status":"{text}"}}"#))
+}
+
+/// Readiness: 503 until the first refresh has ended, and while the last
+/// [`UNREADY_AFTER`](super::metrics::UNREADY_AFTER) refreshes have all failed as a whole;
+/// 200 otherwise.
+async fn ready(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse {
+    let failed = exposition.failed_in_a_row();
+    let status = if exposition.ready() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = format!(
+        r#"{{"ready":{},"refreshed":{},"failed_in_a_row":{failed}}}"#,
+        exposition.ready(),
+        exposition.refreshed()
+    );
+    json(status, body)
+}
+
+fn json(status: StatusCode, body: String) -> impl IntoResponse {
+    (status, [(header::CONTENT_TYPE, "application/json")], body)
 }

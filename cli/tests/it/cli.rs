@@ -226,7 +226,7 @@ fn create_service_tasks_from_a_file_or_standard_input() {
     .unwrap();
     let output = served.run(&["create-service-tasks", bad.to_str().unwrap()]);
     std::fs::remove_file(&bad).unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2), "bad input: usage");
     let stderr = String::from_utf8(output.stderr).unwrap();
     for needle in ["task 0: `ip`", "task 0: `user`", "task 1: `task_type`"] {
         assert!(stderr.contains(needle), "{needle}: {stderr}");
@@ -252,26 +252,30 @@ fn request_reaches_any_operation() {
         &format!("data={task}"),
     ]));
     assert_eq!(created, serde_json::json!([{"task_id": 30001}]));
-    for (args, needle) in [
+    for (args, needle, code) in [
         (
             vec!["request", "GET", "v2/agent/lists.json"],
             "`path` must be a path",
+            2,
         ),
         (
             vec!["request", "GET", "/v2/agent/lists.json", "-q", "access_token=x"],
             "`query` must not hold access_token",
+            2,
         ),
         (
             vec!["request", "DELETE", "/v2/agent/lists.json"],
             "`method` must be GET or POST",
+            2,
         ),
         (
             vec!["request", "GET", "/v2/alert/lists.json"],
             "GET /v2/alert/lists.json: the service answered HTTP 404",
+            1,
         ),
     ] {
         let output = served.run(&args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
@@ -309,7 +313,7 @@ fn serve_refuses_settings_beyond_the_emulators_bounds_naming_the_flag() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let output = child.wait_with_output().unwrap();
-        assert_eq!(output.status.code(), Some(1), "{flag}");
+        assert_eq!(output.status.code(), Some(2), "{flag}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert!(
             stderr.starts_with(&format!("monapi: error: {flag} {rule}")),
@@ -319,18 +323,23 @@ fn serve_refuses_settings_beyond_the_emulators_bounds_naming_the_flag() {
 }
 
 #[test]
-fn errors_are_one_line_and_exit_non_zero() {
+fn errors_are_one_line_and_exit_by_the_cores_rule() {
     let served = Served::start();
-    for (args, needle) in [
-        (vec!["report", "site", "20001", "--monitor", "north"], "monitor"),
+    for (args, needle, code) in [
+        (
+            vec!["report", "site", "20001", "--monitor", "north"],
+            "monitor",
+            2,
+        ),
         (
             vec!["report", "service", "10001", "--from", "2026-02-30"],
             "start_date",
+            2,
         ),
-        (vec!["report", "service", "999999"], "404"),
+        (vec!["report", "service", "999999"], "404", 1),
     ] {
         let output = served.run(&args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(
@@ -338,8 +347,9 @@ fn errors_are_one_line_and_exit_non_zero() {
             "{stderr}"
         );
     }
+    // A setting missing is a usage error too: nothing was sent.
     let output = Command::new(BIN).arg("agents").env_clear().output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
         stderr.contains("base_url") && stderr.contains("MONAPI_BASE_URL"),

@@ -49,7 +49,7 @@ impl Exporter {
         let shared = stderr.clone();
         std::thread::spawn(move || {
             for line in lines.lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("monapi exporter listening on http://") {
+                if let Some((_, rest)) = line.split_once("monapi exporter listening on http://") {
                     let _ = sender.send(rest.split('/').next().unwrap().parse::<SocketAddr>().unwrap());
                 }
                 shared.lock().unwrap().push_str(&(line + "\n"));
@@ -266,7 +266,15 @@ fn mean_from(checks: &[(NaiveDate, f64)], first: NaiveDate) -> f64 {
 
 #[test]
 fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
-    let emulator = Emulator::spawn_thread(Config::default()).unwrap();
+    // The emulator's clock stands still, so that the tables read after the exporter's refresh
+    // have no check it did not see.
+    let config = Config {
+        now: Some(chrono::Utc::now()),
+        ..Config::default()
+    };
+    let emulator = Emulator::spawn_thread(config).unwrap();
+    let failing = 20004;
+    emulator.fail_site(failing).unwrap();
     let exporter = Exporter::start(&emulator, &["--slo", "0.99"]);
     let metrics = exporter.refreshed_after(0.0);
     assert_eq!(
@@ -322,12 +330,23 @@ fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
             assert_eq!(has_faults, monitor != "0", "{what}");
         }
     }
-    // Every site's ongoing fault (the emulator gives each one) is there, with downtime.
+    // Every point of the failing site has its ongoing fault, and each ongoing fault its
+    // downtime.
     let ongoing: Vec<_> = metrics
         .find("monapi_site_fault_ongoing", &[])
         .filter(|s| s.2 == 1.0)
         .collect();
-    assert_eq!(ongoing.len(), 5);
+    let failing_points = metrics
+        .find("monapi_site_fault_ongoing", &[("task_id", &failing.to_string())])
+        .count();
+    assert!(failing_points > 1);
+    assert_eq!(
+        ongoing
+            .iter()
+            .filter(|(_, l, _)| l["task_id"] == failing.to_string())
+            .count(),
+        failing_points
+    );
     for (_, labels, _) in ongoing {
         let pick = [
             ("task_id", labels["task_id"].as_str()),
@@ -418,17 +437,21 @@ fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
     };
     assert_eq!(data(&text), data(&plain));
     assert!(gzipped.len() * 4 < plain.len());
-    // The page links to the metrics; health says a refresh ended.
+    // The page links to the metrics; liveness and readiness say so.
     let (head, page) = exporter.get("/", false);
     assert!(
         head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
         "{head}"
     );
     assert!(String::from_utf8(page).unwrap().contains(r#"href="metrics""#));
-    let (_, health) = exporter.get("/health", false);
+    let (head, health) = exporter.get("/health", false);
+    assert!(head.contains(" 200 "), "{head}");
+    assert_eq!(String::from_utf8(health).unwrap(), r#"{"status":"ok"}"#);
+    let (head, ready) = exporter.get("/ready", false);
+    assert!(head.contains(" 200 "), "{head}");
     assert_eq!(
-        String::from_utf8(health).unwrap(),
-        r#"{"status":"ok","refreshed":true}"#
+        String::from_utf8(ready).unwrap(),
+        r#"{"ready":true,"refreshed":true,"failed_in_a_row":0}"#
     );
 
     // A scrape sends nothing; a refresh fetches the unsettled days only: one report per site.
@@ -534,7 +557,10 @@ fn a_failed_refresh_keeps_the_last_values_and_sets_monapi_up_to_0() {
     assert!(errors >= 1.0);
     // Every failure is on stderr, and no secret anywhere.
     let stderr = exporter.stderr.lock().unwrap().clone();
-    assert!(stderr.contains("monapi exporter: refresh:"), "{stderr}");
+    assert!(
+        stderr.contains(" ERROR refresh failed (1 in a row): "),
+        "{stderr}"
+    );
     let (_, body) = exporter.get("/metrics", false);
     let body = String::from_utf8(body).unwrap();
     let md5 = monapi::md5_hex("123456");
@@ -556,6 +582,107 @@ fn a_failed_refresh_keeps_the_last_values_and_sets_monapi_up_to_0() {
     emulator.set_faults(Faults::default()).unwrap();
     let recovered = exporter.refresh(&garbled);
     assert_eq!(recovered.value("monapi_up", &[]), Some(1.0));
+}
+
+/// The status line of a GET.
+fn status(exporter: &Exporter, path: &str) -> String {
+    let (head, _) = exporter.get(path, false);
+    head.lines().next().unwrap().to_string()
+}
+
+/// The lines of the exporter's stderr that have `needle`.
+fn lines_with(exporter: &Exporter, needle: &str) -> Vec<String> {
+    let stderr = exporter.stderr.lock().unwrap();
+    stderr
+        .lines()
+        .filter(|l| l.contains(needle))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn readiness_fails_after_three_failed_refreshes_and_recovers_while_liveness_holds() {
+    let emulator = Emulator::spawn_thread(Config::default()).unwrap();
+    emulator
+        .set_faults(Faults {
+            error_500: 1.0,
+            ..Faults::default()
+        })
+        .unwrap();
+    let exporter = Exporter::start(&emulator, &["--site", "20001"]);
+    let mut metrics = exporter.refreshed_after(0.0);
+    for failed in 1..=3 {
+        assert_eq!(metrics.value("monapi_up", &[]), Some(0.0));
+        let ready = status(&exporter, "/ready");
+        if failed < 3 {
+            assert!(ready.contains(" 200 "), "{failed} failed: {ready}");
+            metrics = exporter.refresh(&metrics);
+        } else {
+            assert!(ready.contains(" 503 "), "{failed} failed: {ready}");
+        }
+        assert!(
+            status(&exporter, "/health").contains(" 200 "),
+            "an outage is no death"
+        );
+    }
+    // One line per failed refresh (the three lists' errors alike, counted), with a time and
+    // a level.
+    let failures = lines_with(&exporter, "refresh failed");
+    assert_eq!(failures.len(), 3, "{failures:#?}");
+    for (line, n) in failures.iter().zip(1..) {
+        assert!(
+            line.contains(&format!(" ERROR refresh failed ({n} in a row): ")),
+            "{line}"
+        );
+        assert!(
+            line.contains("HTTP 500") && line.ends_with("(token x3)"),
+            "{line}"
+        );
+        let time = line.split_whitespace().next().unwrap();
+        assert!(chrono::DateTime::parse_from_rfc3339(time).is_ok(), "{line}");
+    }
+    emulator.set_faults(Faults::default()).unwrap();
+    let recovered = exporter.refresh(&metrics);
+    assert_eq!(recovered.value("monapi_up", &[]), Some(1.0));
+    assert!(status(&exporter, "/ready").contains(" 200 "));
+    let again = lines_with(&exporter, "refreshed again after 3 failed refreshes: 1 sites");
+    assert_eq!(again.len(), 1, "{}", exporter.stderr.lock().unwrap());
+    // SIGHUP and the shutdown are logged.
+    assert_eq!(lines_with(&exporter, " INFO SIGHUP: refreshing now").len(), 3);
+    // SAFETY: kill(2) with a pid of our own child.
+    assert_eq!(
+        unsafe { libc::kill(exporter.child.id() as i32, libc::SIGTERM) },
+        0
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while lines_with(&exporter, " INFO monapi exporter stopped").is_empty() {
+        assert!(Instant::now() < deadline, "{}", exporter.stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(lines_with(&exporter, " INFO SIGTERM: shutting down").len(), 1);
+}
+
+#[test]
+fn a_wrong_password_is_one_line_per_refresh_and_never_ends_the_process() {
+    let emulator = Emulator::spawn_thread(Config::default()).unwrap();
+    let exporter = Exporter::start(&emulator, &["--password", "not-the-password"]);
+    let mut metrics = exporter.refreshed_after(0.0);
+    for _ in 0..2 {
+        metrics = exporter.refresh(&metrics);
+    }
+    assert_eq!(metrics.value("monapi_up", &[]), Some(0.0));
+    assert!(status(&exporter, "/ready").contains(" 503 "));
+    assert!(status(&exporter, "/health").contains(" 200 "));
+    let stderr = exporter.stderr.lock().unwrap().clone();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(" ERROR ")).collect();
+    assert_eq!(errors.len(), 3, "{stderr}");
+    assert!(
+        errors
+            .iter()
+            .all(|l| l.contains("AUTH") || l.contains("invalid_grant")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not-the-password"), "{stderr}");
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -608,6 +735,8 @@ fn bad_arguments_exit_2_naming_the_rule_before_any_request() {
     let emulator = Emulator::spawn_thread(Config::default()).unwrap();
     for (args, named) in [
         (&["--interval", "59"][..], "interval"),
+        (&["--interval", "18446744073709551615"], "interval"),
+        (&["--stale-after", "120"], "stale_after"),
         (&["--slo", "1"], "slo"),
         (&["--slo", "0"], "slo"),
         (&["--concurrency", "0"], "concurrency"),

@@ -15,7 +15,9 @@
 //!   1 with no downtime, 0 with the budget spent, below 0 beyond it.
 //!
 //! A report is first [`summarize`]d per point and day, so that a day's summary can be kept
-//! instead of its rows (an exporter keeps 30 days of a thousand sites).
+//! instead of its rows (an exporter keeps 30 days of a thousand sites). No rule trusts a time
+//! after now: a check after now is left out, and so is a fault that starts after now; a fault
+//! whose end is after now is still going on.
 //!
 //! ```
 //! use chrono::NaiveDate;
@@ -28,11 +30,11 @@
 //!     "1764518700":{"resptime_avg":"3000"}}}}"#;
 //! let timezone = monapi::SERVICE_TIMEZONE;
 //! let tables = monapi::table::site_report(20001, body, timezone)?;
-//! let points = health::summarize(&tables, timezone);
+//! let now = 1_764_519_000;
+//! let points = health::summarize(&tables, timezone, now);
 //! let beijing = &points[&1];
 //! let today = NaiveDate::from_ymd_opt(2025, 12, 1).unwrap();
 //! let window = Window::days(1, today, timezone);
-//! let now = 1_764_519_000;
 //! assert_eq!(beijing.uptime_ratio(&window), Some(0.5));
 //! assert_eq!(beijing.downtime_seconds(&window, now), 300);
 //! assert_eq!(beijing.faults(&window, now), 1);
@@ -129,13 +131,27 @@ pub struct PointSummary {
 }
 
 impl PointSummary {
-    /// Adds `newer`'s days (replacing the same days here) and takes its last check when it is
-    /// later.
-    pub fn merge(&mut self, newer: PointSummary) {
+    /// Adds `newer`, the summary of a report of the days from `first` to `last`: its days in
+    /// that range replace the same days here; a fault it has of another day (one under way in
+    /// the range that started before it) replaces that day's fault of the same start, or is
+    /// added to it, and the day's checks stay. Takes `newer`'s last check when it is later.
+    pub fn merge(&mut self, newer: PointSummary, first: NaiveDate, last: NaiveDate) {
         if !newer.monitor.is_empty() {
             self.monitor = newer.monitor;
         }
-        self.days.extend(newer.days);
+        for (day, summary) in newer.days {
+            if (first..=last).contains(&day) {
+                self.days.insert(day, summary);
+                continue;
+            }
+            let known = self.days.entry(day).or_default();
+            for fault in summary.faults {
+                match known.faults.iter_mut().find(|mine| mine.start == fault.start) {
+                    Some(mine) => *mine = fault,
+                    None => known.faults.push(fault),
+                }
+            }
+        }
         if let Some(last) = newer.last
             && self.last.as_ref().is_none_or(|mine| mine.time <= last.time)
         {
@@ -229,29 +245,70 @@ pub fn check_slo(field: &str, slo: f64) -> crate::Result<()> {
     ))
 }
 
-/// The rule of how often a dashboard or an exporter asks for today's reports: at least every
-/// 60 seconds apart, the service's finest check frequency (more often finds nothing new).
+/// The shortest time between two refreshes of today's reports: the service's finest check
+/// frequency (more often finds nothing new).
+pub const MIN_REFRESH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The longest: a day (a dashboard refreshed more rarely shows yesterday).
+pub const MAX_REFRESH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// The rule of how often a dashboard or an exporter asks for today's reports: from
+/// [`MIN_REFRESH_INTERVAL`] to [`MAX_REFRESH_INTERVAL`].
 ///
 /// ```
 /// use std::time::Duration;
 /// use monapi::table::health::check_refresh_interval;
 /// assert!(check_refresh_interval("interval", Duration::from_secs(300)).is_ok());
 /// assert_eq!(check_refresh_interval("interval", Duration::from_secs(59)).unwrap_err().field(), Some("interval"));
+/// assert!(check_refresh_interval("interval", Duration::from_secs(u64::MAX)).is_err());
 /// ```
 pub fn check_refresh_interval(field: &str, interval: std::time::Duration) -> crate::Result<()> {
-    if interval.as_secs() >= 60 {
+    if (MIN_REFRESH_INTERVAL..=MAX_REFRESH_INTERVAL).contains(&interval) {
         return Ok(());
     }
     Err(crate::Error::invalid_input(
         None,
         field,
-        "must be at least 60 seconds (the service's finest check frequency)",
+        "must be from 60 seconds (the service's finest check frequency) to 86400 (a day)",
+    ))
+}
+
+/// How long a shown value stands without a refresh that confirms it, by default: three
+/// refreshes (one failed refresh does not blank a dashboard; a longer outage does, so that
+/// no alert fires on values nobody confirms).
+pub fn default_stale_after(interval: std::time::Duration) -> std::time::Duration {
+    interval.saturating_mul(3)
+}
+
+/// The rule of how long a shown value stands: at least one refresh interval, at most
+/// [`MAX_REFRESH_INTERVAL`] times three.
+///
+/// ```
+/// use std::time::Duration;
+/// use monapi::table::health::check_stale_after;
+/// let interval = Duration::from_secs(300);
+/// assert!(check_stale_after("stale_after", Duration::from_secs(900), interval).is_ok());
+/// assert_eq!(check_stale_after("stale_after", Duration::from_secs(60), interval).unwrap_err().field(), Some("stale_after"));
+/// ```
+pub fn check_stale_after(
+    field: &str,
+    stale_after: std::time::Duration,
+    interval: std::time::Duration,
+) -> crate::Result<()> {
+    if stale_after >= interval && stale_after <= default_stale_after(MAX_REFRESH_INTERVAL) {
+        return Ok(());
+    }
+    Err(crate::Error::invalid_input(
+        None,
+        field,
+        "must be at least the refresh interval and at most 259200 seconds (3 days)",
     ))
 }
 
 /// A site report's tables summarized per monitoring point (by `monitor_id`; 0 is the
-/// average) and day of `timezone`.
-pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, PointSummary> {
+/// average) and day of `timezone`, as of `now` (seconds since the epoch): checks after it and
+/// faults that start after it are left out, and a fault that ends after it still goes on.
+pub fn summarize(tables: &SiteTables, timezone: FixedOffset, now: i64) -> BTreeMap<u32, PointSummary> {
     let mut points: BTreeMap<u32, PointSummary> = BTreeMap::new();
     let availability = &tables.availability;
     let uprate = availability
@@ -265,6 +322,9 @@ pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, Po
             point.monitor = name.to_string();
         }
         let time = times.value(row);
+        if time > now {
+            continue;
+        }
         let ratio = uprate.is_valid(row).then(|| uprate.value(row) / 100.0);
         let day = point.days.entry(day_of(time, timezone)).or_default();
         if let Some(ratio) = ratio {
@@ -295,6 +355,9 @@ pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, Po
             point.monitor = name.to_string();
         }
         let time = times.value(row);
+        if time > now {
+            continue;
+        }
         let values = fields
             .each_ref()
             .map(|column| column.is_valid(row).then(|| column.value(row)));
@@ -319,7 +382,13 @@ pub fn summarize(tables: &SiteTables, timezone: FixedOffset) -> BTreeMap<u32, Po
             point.monitor = name.to_string();
         }
         let start = starts.value(row);
-        let end = ends.is_valid(row).then(|| ends.value(row));
+        if start > now {
+            continue;
+        }
+        let end = ends
+            .is_valid(row)
+            .then(|| ends.value(row))
+            .filter(|end| *end <= now);
         let day = point.days.entry(day_of(start, timezone)).or_default();
         day.faults.push(Fault { start, end });
     }
@@ -366,18 +435,20 @@ pub struct LastValue {
 
 /// The last value (in the report's order, which is its records' order) of each series'
 /// metrics in a service report table ([`service_report_schema`](super::service_report_schema)),
-/// null values left out, in order of the series and metrics' first appearance.
+/// null values and records after `now` (seconds since the epoch) left out, in order of the
+/// series and metrics' first appearance.
 ///
 /// ```
 /// let body = br#"{"cpu":[{"time":"10:00","usage":"5"},{"time":"10:05","usage":"7","load":""}]}"#;
 /// let start = chrono::NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
 /// let report = monapi::table::service_report(10001, body, start, monapi::SERVICE_TIMEZONE)?;
-/// let last = monapi::table::health::last_values(&report);
+/// let now = 1_795_600_800; // 2026-11-25 18:00 +08:00
+/// let last = monapi::table::health::last_values(&report, now);
 /// assert_eq!(last.len(), 1);
 /// assert_eq!((last[0].metric.as_str(), last[0].value), ("usage", 7.0));
 /// # Ok::<(), monapi::Error>(())
 /// ```
-pub fn last_values(report: &RecordBatch) -> Vec<LastValue> {
+pub fn last_values(report: &RecordBatch, now: i64) -> Vec<LastValue> {
     let series = strings(report, "series");
     let metrics = strings(report, "metric");
     let times = time_column(report, "time");
@@ -388,7 +459,7 @@ pub fn last_values(report: &RecordBatch) -> Vec<LastValue> {
     let mut order: Vec<LastValue> = Vec::new();
     let mut index: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
     for row in 0..report.num_rows() {
-        if values.is_null(row) {
+        if values.is_null(row) || (times.is_valid(row) && times.value(row) > now) {
             continue;
         }
         let value = LastValue {
@@ -460,7 +531,7 @@ mod tests {
         );
         let body = format!(r#"{{"3":{{"name":"p","uprate":{{{uprate}}},"fault":[],"resptime":[]}}}}"#);
         let tables = crate::table::site_report(1, body.as_bytes(), tz()).unwrap();
-        let points = summarize(&tables, tz());
+        let points = summarize(&tables, tz(), i64::MAX);
         let point = &points[&3];
         let today = date("2026-11-25");
         assert_eq!(point.uptime_ratio(&Window::days(1, today, tz())), Some(0.75));
@@ -549,7 +620,7 @@ mod tests {
             availability: Some(1.0),
             response_ms: [None; 7],
         });
-        older.merge(newer);
+        older.merge(newer, date("2026-11-25"), date("2026-11-25"));
         assert_eq!(older.monitor, "p");
         assert_eq!(older.days[&date("2026-11-25")].checks, 2);
         assert_eq!(older.last.as_ref().unwrap().time, 20);
@@ -559,6 +630,89 @@ mod tests {
         );
         older.forget_before(date("2026-11-25"));
         assert_eq!(older.days.len(), 1);
+    }
+
+    #[test]
+    fn a_fault_of_an_earlier_day_updates_that_day_and_keeps_its_checks() {
+        let (monday, tuesday) = (date("2026-11-23"), date("2026-11-24"));
+        let started = midnight(tuesday, tz()) - 600;
+        let mut held = PointSummary::default();
+        held.days.insert(
+            monday,
+            PointDay {
+                checks: 288,
+                availability_sum: 286.0,
+                faults: vec![
+                    Fault {
+                        start: started - 7200,
+                        end: Some(started - 3600),
+                    },
+                    Fault {
+                        start: started,
+                        end: None,
+                    },
+                ],
+            },
+        );
+        assert!(held.fault_ongoing());
+        // Tuesday's report: the fault that started on Monday at 23:50 ended at 00:20.
+        let mut tuesdays = PointSummary::default();
+        tuesdays.days.insert(
+            monday,
+            PointDay {
+                checks: 0,
+                availability_sum: 0.0,
+                faults: vec![Fault {
+                    start: started,
+                    end: Some(started + 1800),
+                }],
+            },
+        );
+        tuesdays.days.insert(
+            tuesday,
+            PointDay {
+                checks: 1,
+                availability_sum: 1.0,
+                faults: vec![],
+            },
+        );
+        held.merge(tuesdays, tuesday, tuesday);
+        assert!(!held.fault_ongoing());
+        let day = &held.days[&monday];
+        assert_eq!((day.checks, day.availability_sum), (288, 286.0));
+        assert_eq!(day.faults.len(), 2);
+        assert_eq!(held.days[&tuesday].checks, 1);
+    }
+
+    #[test]
+    fn nothing_after_now_is_trusted() {
+        let today = date("2026-11-25");
+        let start = midnight(today, tz());
+        let uprate = checks("2026-11-25", &["100.00", "0.00", "0.00"]);
+        let faults = format!(
+            r#"{{"0":{{"start_time":"{}","end_time":"{}","diff_time":"","fault_status":"timeout","current_fault_period":""}},
+            "1":{{"start_time":"{}","end_time":"","diff_time":"","fault_status":"timeout","current_fault_period":""}}}}"#,
+            start + 300,
+            start + 900,
+            start + 600
+        );
+        let body = format!(r#"{{"3":{{"name":"p","uprate":{{{uprate}}},"fault":{faults},"resptime":[]}}}}"#);
+        let tables = crate::table::site_report(1, body.as_bytes(), tz()).unwrap();
+        // Now is 00:06: the check of 00:10 and the fault of 00:10 have not happened; the fault
+        // of 00:05 ends at 00:15, after now.
+        let now = start + 360;
+        let point = &summarize(&tables, tz(), now)[&3];
+        let day = &point.days[&today];
+        assert_eq!(day.checks, 2);
+        assert_eq!(point.last.as_ref().unwrap().time, start + 300);
+        assert_eq!(
+            day.faults,
+            [Fault {
+                start: start + 300,
+                end: None
+            }]
+        );
+        assert!(point.fault_ongoing());
     }
 
     #[test]
