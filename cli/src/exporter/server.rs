@@ -123,15 +123,14 @@ async fn health(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse 
 /// [`UNREADY_AFTER`](super::metrics::UNREADY_AFTER) refreshes have all failed as a whole;
 /// 200 otherwise.
 async fn ready(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse {
-    let failed = exposition.failed_in_a_row();
-    let status = if exposition.ready() {
+    let (ready, failed) = (exposition.ready(), exposition.failed_in_a_row());
+    let status = if ready {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
     let body = format!(
-        r#"{{"ready":{},"refreshed":{},"failed_in_a_row":{failed}}}"#,
-        exposition.ready(),
+        r#"{{"ready":{ready},"refreshed":{},"failed_in_a_row":{failed}}}"#,
         exposition.refreshed()
     );
     json(status, body)

@@ -191,19 +191,10 @@ fn failed_task_days_are_listed_exit_3_and_are_fetched_by_the_next_sync() {
         })
         .unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_exit(&output, 3);
-    let stderr = text(&output.stderr);
-    let failed: Vec<&str> = stderr.lines().filter(|line| line.contains(" failed: ")).collect();
-    assert_eq!(failed.len(), 1, "{stderr}");
-    assert!(failed[0].contains("503"), "{stderr}");
-    let summary = text(&output.stdout);
-    assert!(
-        summary.contains("16 task-days fetched") && summary.contains(" 4 failed"),
-        "{summary}"
-    );
+    let failed = one_failure_of_four_task_days(&output, "503");
     assert_eq!(
         datasets(&dir).len(),
-        3 * 4 + 2 * 4 * 3 - if failed[0].contains("site") { 12 } else { 4 }
+        3 * 4 + 2 * 4 * 3 - if failed.contains("site") { 12 } else { 4 }
     );
 
     let output = run(&mut sync(&emulator, &dir, &[]));
@@ -325,16 +316,7 @@ fn a_task_whose_store_fails_is_a_partial_sync_exit_3() {
     std::fs::create_dir_all(&day_dir).unwrap();
     std::os::unix::fs::symlink("task-10014.parquet", day_dir.join("task-10014.parquet")).unwrap();
     let output = run(&mut sync(&emulator, &dir, &[]));
-    assert_exit(&output, 3);
-    let stderr = text(&output.stderr);
-    let failed: Vec<&str> = stderr.lines().filter(|line| line.contains(" failed: ")).collect();
-    assert_eq!(failed.len(), 1, "{stderr}");
-    assert!(failed[0].contains("service_report of task 10014"), "{stderr}");
-    let summary = text(&output.stdout);
-    assert!(
-        summary.contains("16 task-days fetched") && summary.contains(" 4 failed"),
-        "{summary}"
-    );
+    one_failure_of_four_task_days(&output, "service_report of task 10014");
     // Every other task's days are in place; once the link is gone, the next sync fetches
     // the failed task's days.
     std::fs::remove_file(day_dir.join("task-10014.parquet")).unwrap();
@@ -346,4 +328,20 @@ fn a_task_whose_store_fails_is_a_partial_sync_exit_3() {
         "{}",
         text(&output.stdout)
     );
+}
+
+/// A partial sync's output: exit 3, one failure on stderr, holding `needle` (returned), and a
+/// summary of 16 task-days fetched and 4 failed.
+fn one_failure_of_four_task_days(output: &Output, needle: &str) -> String {
+    assert_exit(output, 3);
+    let stderr = text(&output.stderr);
+    let failed: Vec<&str> = stderr.lines().filter(|line| line.contains(" failed: ")).collect();
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains(needle), "{stderr}");
+    let summary = text(&output.stdout);
+    assert!(
+        summary.contains("16 task-days fetched") && summary.contains(" 4 failed"),
+        "{summary}"
+    );
+    failed[0].to_string()
 }
