@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import pathlib
+import re
 import subprocess
 from typing import Any
 
@@ -19,6 +20,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEMO_SECRET = "demo_secret"
 DEMO_PASSWORD = "123456"
 DEMO_PASSWORD_MD5 = "e10adc3949ba59abbe56e057f20f883e"
+
+
+def leaks(secret: str, text: str) -> bool:
+    """Whether `secret` is in `text` as a value of its own, not inside a longer number or word:
+    the demo password 123456 is a run of digits that a figure such as the ratio
+    0.9984567901234568 holds by chance (on some days of the emulator's data)."""
+    return re.search(rf"(?<![0-9A-Za-z.]){re.escape(secret)}(?![0-9A-Za-z])", text) is not None
+
 
 # A day the emulator has data for (the past is generated, the day itself included).
 DAY = datetime.date.today() - datetime.timedelta(days=2)

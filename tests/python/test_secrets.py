@@ -11,7 +11,7 @@ import pytest
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, linux_task
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, leaks, linux_task
 
 # A mysql service task whose password is a secret too.
 DATABASE = {
@@ -26,7 +26,7 @@ DATABASE = {
 
 def assert_clean(text: str, tokens: list[str]) -> None:
     for secret in [DEMO_SECRET, DEMO_PASSWORD, DEMO_PASSWORD_MD5, *tokens]:
-        assert secret not in text, f"secret leaked into: {text}"
+        assert not leaks(secret, text), f"secret leaked into: {text}"
 
 
 def test_no_secret_in_reprs_errors_or_debug_logs(
