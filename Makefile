@@ -61,7 +61,8 @@ rust-package:
 ## lint: formatting, clippy and rustdoc over the workspace (bindings included, with the benchmark-only
 ## code of the Python binding, which is never in a shipped wheel), warnings are errors; the core
 ## also without its arrow feature, which then pulls in no arrow crate; no import circle in any
-## crate (scripts/check-imports.py); actionlint on the workflows
+## crate (scripts/check-imports.py); no binding source file over 600 lines (scripts/check-lengths.py);
+## actionlint on the workflows
 lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
@@ -70,6 +71,8 @@ lint: python-env
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	# No file of a crate uses another that uses it back (ARCHITECTURE.md, invariants).
 	$(PY) scripts/check-imports.py core emulator cli bindings-python bindings-node bench/soak
+	# No binding source file over 600 lines (ARCHITECTURE.md, invariants).
+	$(PY) scripts/check-lengths.py
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
 
 ## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)

@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use monapi::input;
-use monapi::table::{OnFailure, StoreKind, SyncOptions, SyncProgress, SyncReport};
+use monapi::store::{StoreKind, SyncOptions, SyncProgress, SyncReport};
+use monapi::table::OnFailure;
 use napi::bindgen_prelude::{Either, Function, Object, PromiseRaw, ToNapiValue};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::{Env, Status};

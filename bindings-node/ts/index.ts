@@ -23,6 +23,7 @@ import native = require('./native.js')
 export { Client } from './lib/client.js'
 export { Emulator } from './lib/emulator.js'
 export type {
+  ClockOptions,
   Counters,
   EmulatorOptions,
   Encoding,
@@ -31,6 +32,8 @@ export type {
   PastEndPage,
   Quirks,
   StoredServerTask,
+  StoredServiceTask,
+  World,
 } from './lib/emulator.js'
 export { ERROR_CODES, MonapiError } from './lib/errors.js'
 export type { MonapiErrorCode, MonapiErrorFields, TaskFailure, ValidationProblem } from './lib/errors.js'

@@ -1,6 +1,6 @@
 //! How a client hands back its results: the blocking client waits for them, the asyncio
 //! client returns an awaitable. The clients and their tables declare each method once
-//! (`clients.rs`, `tables.rs`), for both modes.
+//! (`clients/`, `tables.rs`), for both modes.
 
 use pyo3::prelude::*;
 

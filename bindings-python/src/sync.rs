@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use monapi::input;
-use monapi::table::{OnFailure, StoreKind, SyncOptions, SyncProgress, SyncReport};
+use monapi::store::{StoreKind, SyncOptions, SyncProgress, SyncReport};
+use monapi::table::OnFailure;
 use monapi::DateRange;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -178,7 +178,7 @@ impl AsyncTables {
 }
 
 /// The methods of `client.tables`, once for both modes (see `client_methods!` in
-/// `clients.rs`); `$client` names the owning client's class in the `repr`.
+/// `clients/mod.rs`); `$client` names the owning client's class in the `repr`.
 macro_rules! tables_methods {
     ($class:ident, $mode:ty, $output:ty, $client:literal) => {
         #[pymethods]

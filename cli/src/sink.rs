@@ -11,7 +11,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use clap::ValueEnum;
-use monapi::table::{milliseconds_schema, try_in_milliseconds};
+use monapi::store::{milliseconds_schema, try_in_milliseconds};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
-use monapi::table::{StoreKind, SyncOptions, SyncProgress, DEFAULT_CONCURRENCY};
+use monapi::store::{StoreKind, SyncOptions, SyncProgress};
+use monapi::table::DEFAULT_CONCURRENCY;
 use monapi::{DateRange, Exit};
 
 use crate::{exit, Connection};

@@ -334,7 +334,7 @@ impl ClientBuilder {
         self
     }
 
-    /// A directory to keep report tables in (see [`table::Store`](crate::table::Store)):
+    /// A directory to keep report tables in (see [`store::Store`](crate::store::Store)):
     /// the table calls read the settled days it holds and write those they fetch. Also read
     /// from `MONAPI_STORE`. Nothing is created until a day is written.
     pub fn store(mut self, dir: impl Into<std::path::PathBuf>) -> Self {

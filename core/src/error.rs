@@ -368,7 +368,7 @@ pub enum Error {
         /// Its error's message.
         first_error: String,
     },
-    /// A local store (see [`table::Store`](crate::table::Store)) could not be read or written:
+    /// A local store (see [`store::Store`](crate::store::Store)) could not be read or written:
     /// its directory is not writable, the disk is full, its description is not one.
     #[error("the store's {path} {message}")]
     Store {

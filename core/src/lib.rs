@@ -34,6 +34,8 @@ mod builder;
 mod client;
 mod error;
 mod exit;
+#[cfg(feature = "arrow")]
+pub mod health;
 pub mod input;
 mod logging;
 pub mod model;
@@ -43,6 +45,8 @@ mod request;
 mod secret;
 pub mod settings;
 mod shape;
+#[cfg(feature = "arrow")]
+pub mod store;
 #[cfg(feature = "arrow")]
 pub mod table;
 mod transport;

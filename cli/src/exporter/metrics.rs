@@ -378,7 +378,7 @@ fn site_families(family: &mut Family, snapshot: &Snapshot) {
             "monapi_site_error_budget_remaining_ratio",
             "Share of the error budget of the --slo objective left over the window: (uptime - slo) / (1 - slo); below 0 when overspent.",
             per_point(snapshot, move |p| {
-                per_window(|i| p.windows[i].uptime.map(|ratio| monapi::table::health::error_budget_remaining(ratio, slo)))
+                per_window(|i| p.windows[i].uptime.map(|ratio| monapi::health::error_budget_remaining(ratio, slo)))
             }),
         );
     }
@@ -522,7 +522,7 @@ impl tracing::field::Visit for ResponseFields {
 mod tests {
     use super::*;
     use crate::exporter::refresh::{ServiceState, WindowState};
-    use monapi::table::health::LastValue;
+    use monapi::health::LastValue;
 
     fn point(monitor_id: u32, monitor: &str) -> PointState {
         let window = |uptime: f64, faults: usize, downtime: i64| WindowState {

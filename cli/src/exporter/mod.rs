@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use monapi::table::health;
+use monapi::health;
 use monapi::table::DEFAULT_CONCURRENCY;
 use monapi::Exit;
 

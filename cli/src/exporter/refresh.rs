@@ -2,7 +2,7 @@
 //! service's report of today, the agents; then the metrics' values, rendered once.
 //!
 //! Settled days (the client's `settle` rule, as the store's) are fetched once and kept as
-//! summaries (`table::health`): through the store when the client has one, so that a restart
+//! summaries (`monapi::health`): through the store when the client has one, so that a restart
 //! reads them from disk. The days not settled yet (today, and yesterday for the first hours)
 //! are fetched at every refresh. A part that fails keeps its last values until they are older
 //! than `--stale-after`; then they are dropped, so that no alert fires on values nobody
@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use futures::{StreamExt, TryStreamExt};
-use monapi::table::health::{self, LastValue, PointSummary, Window};
-use monapi::table::{day_runs, last_settled_day, Tables, RESPONSE_TIME_FIELDS};
+use monapi::health::{self, LastValue, PointSummary, Window};
+use monapi::store::{day_runs, last_settled_day};
+use monapi::table::{Tables, RESPONSE_TIME_FIELDS};
 use monapi::{Agents, Client, DateRange, Monitor, ServiceTask, SiteTask};
 
 /// The windows of the site metrics, in days.

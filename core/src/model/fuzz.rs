@@ -53,13 +53,13 @@ fn typed<T: DeserializeOwned>(body: &[u8]) -> Result<(), String> {
 }
 
 /// Reads one stored file of `kind` (its bytes already written at
-/// [`Store::file`](crate::table::Store::file) of `task_id` and `day`) as a read of the store
+/// [`Store::file`](crate::store::Store::file) of `task_id` and `day`) as a read of the store
 /// does: its rows, or the file set aside. The error is the store's (the file could not be read
 /// or set aside).
 #[cfg(feature = "arrow")]
 pub fn stored_file(
-    store: &crate::table::Store,
-    kind: crate::table::StoreKind,
+    store: &crate::store::Store,
+    kind: crate::store::StoreKind,
     task_id: u64,
     day: chrono::NaiveDate,
 ) -> crate::Result<()> {
@@ -161,7 +161,7 @@ pub fn arriving(data: &[u8]) {
 /// read of the store under `root` reads it: its rows, or the file set aside; never a panic.
 #[cfg(feature = "arrow")]
 pub fn store(root: &std::path::Path, data: &[u8]) {
-    use crate::table::{Store, StoreKind};
+    use crate::store::{Store, StoreKind};
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };

@@ -12,9 +12,9 @@ use chrono::{FixedOffset, NaiveDate, Utc};
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamExt};
 
-use super::store::Store;
-use super::stored::{self, Report};
 use super::{Body, SiteTables};
+use crate::store::read::{self, Report};
+use crate::store::Store;
 use crate::Decoder;
 use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
 
@@ -46,7 +46,7 @@ impl Client {
 /// such, so the dates a table is built with are the dates the service was asked for.
 #[derive(Clone, Debug)]
 pub struct Tables {
-    pub(super) client: Client,
+    pub(crate) client: Client,
 }
 
 /// Which tasks a bulk call fetches.
@@ -342,7 +342,7 @@ impl Tables {
 
     /// [`store`](Tables::store) on the blocking pool, off the runtime's threads (a slow or
     /// network disk would hold every task of a runtime thread while `store.json` is read).
-    pub(super) async fn open_store(&self) -> Result<Option<Store>> {
+    pub(crate) async fn open_store(&self) -> Result<Option<Store>> {
         let settings = self.client.settings();
         let Some(root) = settings.store.clone() else {
             return Ok(None);
@@ -494,7 +494,7 @@ impl Tables {
     }
 
     /// The ids `tasks` names: as given, or every task of `list` (read whole first).
-    pub(super) async fn task_ids(&self, tasks: TaskIds, list: TaskList) -> Result<Vec<u64>> {
+    pub(crate) async fn task_ids(&self, tasks: TaskIds, list: TaskList) -> Result<Vec<u64>> {
         match (tasks, list) {
             (TaskIds::Ids(ids), _) => Ok(ids),
             (TaskIds::All, TaskList::Service) => {
@@ -527,8 +527,8 @@ impl Tables {
 }
 
 /// The last day settled now, by the client's settings.
-pub(super) fn last_settled(client: &Client) -> NaiveDate {
-    stored::last_settled_day(Utc::now(), client.timezone(), client.settings().settle)
+pub(crate) fn last_settled(client: &Client) -> NaiveDate {
+    read::last_settled_day(Utc::now(), client.timezone(), client.settings().settle)
 }
 
 /// A task's service report, through `store` when there is one.
@@ -541,7 +541,7 @@ async fn service_report_through(
     let Some(store) = store else {
         return service_report(client, task_id, range).await;
     };
-    let through = stored::through(
+    let through = read::through(
         store,
         Report::Service,
         task_id,
@@ -574,7 +574,7 @@ async fn site_report_through(
     let Some(store) = store else {
         return site_report(client, task_id, range, monitor).await;
     };
-    let through = stored::through(
+    let through = read::through(
         store,
         Report::Site,
         task_id,
@@ -620,7 +620,7 @@ fn only(table: RecordBatch, monitor: Monitor) -> Result<RecordBatch> {
 }
 
 /// How a store fetches a task's `report` over a run of days (every point, for a site).
-pub(super) fn fetch(client: &Client, report: Report, task_id: u64) -> stored::Fetch {
+pub(crate) fn fetch(client: &Client, report: Report, task_id: u64) -> read::Fetch {
     let client = client.clone();
     Box::new(move |range| {
         let client = client.clone();
@@ -628,7 +628,7 @@ pub(super) fn fetch(client: &Client, report: Report, task_id: u64) -> stored::Fe
             Ok(match report {
                 Report::Service => {
                     let fetched = service_report(&client, task_id, range).await?;
-                    stored::Fetched {
+                    read::Fetched {
                         tables: vec![fetched.table],
                         bytes: fetched.bytes,
                     }
@@ -640,7 +640,7 @@ pub(super) fn fetch(client: &Client, report: Report, task_id: u64) -> stored::Fe
                         response_time,
                         faults,
                     } = fetched.table;
-                    stored::Fetched {
+                    read::Fetched {
                         tables: vec![availability, response_time, faults],
                         bytes: fetched.bytes,
                     }

@@ -61,7 +61,7 @@ pub(super) fn timestamps(values: TimestampSecondArray, timezone: FixedOffset) ->
 }
 
 /// Unix time of 00:00 of `day` in `timezone`.
-pub(super) fn midnight(day: NaiveDate, timezone: FixedOffset) -> i64 {
+pub(crate) fn midnight(day: NaiveDate, timezone: FixedOffset) -> i64 {
     let utc_midnight = day
         .and_hms_opt(0, 0, 0)
         .expect("midnight exists")

@@ -95,15 +95,11 @@
 //! bounded concurrency and return, for each task that succeeded, exactly the table its
 //! single call gives, plus every task that failed with its error.
 
-mod client;
-mod columns;
+pub(crate) mod client;
+pub(crate) mod columns;
 mod distribution;
-pub mod health;
 mod service;
 mod site;
-mod store;
-mod stored;
-mod sync;
 mod tasks;
 
 use std::sync::Arc;
@@ -121,9 +117,6 @@ pub use client::{
     check_concurrency, BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables,
     TaskIds, DEFAULT_CONCURRENCY,
 };
-pub use store::{milliseconds_schema, read_stored_file, try_in_milliseconds, Store, StoreKind};
-pub use stored::{day_runs, last_settled_day, RUN_DAYS};
-pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 
 use crate::Members;
 use crate::{Endpoint, Error, MonitorPoint, Result, ServiceTask, SiteTask};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::common::*;
 use chrono::{Days, NaiveDate};
+use monapi::store::{Store, StoreKind, SyncOptions};
 use monapi::table::arrow_array::RecordBatch;
-use monapi::table::{Store, StoreKind, SyncOptions};
 use monapi::{Client, DateRange, ErrorKind, Monitor};
 use monapi_emulator::{Emulator, FaultKind, Faults};
 use rows::rows;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use chrono::{Days, NaiveDate};
 use futures::stream::{self, StreamExt};
 
-use super::client::{check_concurrency, fetch, last_settled, DEFAULT_CONCURRENCY};
-use super::store::StoreKind;
-use super::stored::{self, days_from, Report};
-use super::{OnFailure, Tables};
+use super::read::{self, days_from, Report};
+use super::StoreKind;
+use crate::table::client::{fetch, last_settled};
+use crate::table::{check_concurrency, OnFailure, Tables, DEFAULT_CONCURRENCY};
 use crate::{DateRange, Error, Result};
 
 /// Days a sync covers when its range is left out: the last 30 settled days.
@@ -43,7 +43,7 @@ pub type SyncProgressCallback = Arc<dyn Fn(SyncProgress) + Send + Sync>;
 /// What a sync covers: days, tasks, kinds of tables, and how many tasks at once.
 ///
 /// ```
-/// use monapi::table::{StoreKind, SyncOptions};
+/// use monapi::store::{StoreKind, SyncOptions};
 /// let options = SyncOptions::new()
 ///     .tasks(vec![10001, 20001])
 ///     .kinds(vec![StoreKind::ServiceReport])
@@ -176,7 +176,8 @@ impl SyncReport {
     /// failure; `None` otherwise.
     ///
     /// ```
-    /// use monapi::table::{OnFailure, SyncFailure, SyncReport};
+    /// use monapi::store::{SyncFailure, SyncReport};
+    /// use monapi::table::OnFailure;
     /// let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
     /// let failure = SyncFailure { report: "service_report", task_id: 10001, start: day, end: day, error: monapi::Error::Aborted };
     /// let report = SyncReport { tasks: 3, failures: vec![failure], ..Default::default() };
@@ -201,7 +202,7 @@ impl SyncReport {
     /// The one line a sync ends with.
     ///
     /// ```
-    /// let report = monapi::table::SyncReport { fetched: 30, reused: 3570, rows: 41_000, bytes: 2_500_000, ..Default::default() };
+    /// let report = monapi::store::SyncReport { fetched: 30, reused: 3570, rows: 41_000, bytes: 2_500_000, ..Default::default() };
     /// assert_eq!(report.summary(), "30 task-days fetched, 3570 reused, 41000 rows, 2500000 bytes, 0 failed");
     /// ```
     pub fn summary(&self) -> String {
@@ -243,7 +244,7 @@ impl Tables {
     /// let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
     ///     .client_secret("demo_secret").username("test@example.com").password("123456")
     ///     .store(&dir).build()?;
-    /// let options = monapi::table::SyncOptions::new().tasks(vec![10001]);
+    /// let options = monapi::store::SyncOptions::new().tasks(vec![10001]);
     /// let report = client.tables().sync(options.clone()).await?;
     /// assert_eq!(report.fetched, 30);
     /// assert_eq!(client.tables().sync(options).await?.reused, 30); // nothing fetched again
@@ -306,16 +307,16 @@ impl Tables {
         let mut done = stream::iter(jobs)
             .map(|(report, task)| async move {
                 let fetch = fetch(&self.client, report, task);
-                let through = stored::sync_task(store, report, kinds, task, range, &fetch).await;
+                let through = read::sync_task(store, report, kinds, task, range, &fetch).await;
                 (report, task, through)
             })
             .buffer_unordered(options.concurrency);
         while let Some((kind, task, through)) = done.next().await {
             // A task whose store failed (a file that could not be opened, a directory that
             // could not be listed) fails whole, as a run of every day; the others go on.
-            let through = through.unwrap_or_else(|error| stored::Through {
+            let through = through.unwrap_or_else(|error| read::Through {
                 failures: vec![(start, end, error)],
-                ..stored::Through::default()
+                ..read::Through::default()
             });
             let failed: u64 = through
                 .failures
@@ -360,7 +361,7 @@ impl Tables {
             (Report::Site, crate::TaskList::Site),
         ] {
             if report.kinds().iter().any(|kind| options.kinds.contains(kind)) {
-                let ids = self.task_ids(super::TaskIds::All, list).await?;
+                let ids = self.task_ids(crate::table::TaskIds::All, list).await?;
                 jobs.extend(ids.into_iter().map(|id| (report, id)));
             }
         }

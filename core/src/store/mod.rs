@@ -27,6 +27,13 @@
 //! read). One that does not parse (left by an older version, which wrote it in place,
 //! cut short by a power loss) is set aside in `.corrupt/` and written again with the time
 //! zone of the store's files (the client's when it holds none).
+//!
+//! This file holds the layout and its files; `read.rs` a task's report over a range through
+//! the store (what [`Tables`](crate::table::Tables) calls when the client has a store);
+//! `sync.rs` [`Tables::sync`](crate::table::Tables::sync), which fills it for many tasks.
+
+pub(crate) mod read;
+mod sync;
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -49,6 +56,9 @@ use parquet::file::properties::WriterProperties;
 
 use crate::{Error, Result};
 
+pub use read::{day_runs, last_settled_day, RUN_DAYS};
+pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
+
 /// The version of the layout, recorded in `store.json`.
 const FORMAT: u32 = 1;
 /// Where files are written before they are renamed into place.
@@ -63,13 +73,13 @@ const ABANDONED_SECS: u64 = 3600;
 /// A table a store keeps: one dataset (a directory) each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum StoreKind {
-    /// Service reports (`service_report/`): [`service_report_schema`](super::service_report_schema).
+    /// Service reports (`service_report/`): [`service_report_schema`](crate::table::service_report_schema).
     ServiceReport,
-    /// Site availability (`site_availability/`): [`site_availability_schema`](super::site_availability_schema).
+    /// Site availability (`site_availability/`): [`site_availability_schema`](crate::table::site_availability_schema).
     SiteAvailability,
-    /// Site response times (`site_response_time/`): [`site_response_time_schema`](super::site_response_time_schema).
+    /// Site response times (`site_response_time/`): [`site_response_time_schema`](crate::table::site_response_time_schema).
     SiteResponseTime,
-    /// Site faults (`site_faults/`), by the day they started: [`site_faults_schema`](super::site_faults_schema).
+    /// Site faults (`site_faults/`), by the day they started: [`site_faults_schema`](crate::table::site_faults_schema).
     SiteFaults,
 }
 
@@ -96,7 +106,7 @@ impl StoreKind {
     /// the kinds of one report. The error names `field`.
     ///
     /// ```
-    /// use monapi::table::StoreKind;
+    /// use monapi::store::StoreKind;
     /// assert_eq!(StoreKind::parse_list("kinds", "service,site_faults")?,
     ///            [StoreKind::ServiceReport, StoreKind::SiteFaults]);
     /// assert_eq!(StoreKind::parse_list("kinds", "sites").unwrap_err().field(), Some("kinds"));
@@ -129,10 +139,10 @@ impl StoreKind {
     /// The kind's schema in `timezone`.
     pub fn schema(self, timezone: FixedOffset) -> SchemaRef {
         match self {
-            StoreKind::ServiceReport => super::service_report_schema(timezone),
-            StoreKind::SiteAvailability => super::site_availability_schema(timezone),
-            StoreKind::SiteResponseTime => super::site_response_time_schema(timezone),
-            StoreKind::SiteFaults => super::site_faults_schema(timezone),
+            StoreKind::ServiceReport => crate::table::service_report_schema(timezone),
+            StoreKind::SiteAvailability => crate::table::site_availability_schema(timezone),
+            StoreKind::SiteResponseTime => crate::table::site_response_time_schema(timezone),
+            StoreKind::SiteFaults => crate::table::site_faults_schema(timezone),
         }
     }
 
@@ -159,7 +169,7 @@ pub(crate) enum Read {
 /// A directory of report tables kept by day (see the module docs for the layout).
 ///
 /// ```
-/// use monapi::table::{Store, StoreKind};
+/// use monapi::store::{Store, StoreKind};
 /// let dir = std::env::temp_dir().join(format!("monapi-doc-store-{}", std::process::id()));
 /// let store = Store::open(&dir, monapi::SERVICE_TIMEZONE)?;
 /// assert!(store.contents(StoreKind::ServiceReport)?.is_empty());
@@ -639,7 +649,7 @@ fn pages_end(bytes: &[u8]) -> Option<usize> {
 /// read). Any bytes may be given.
 ///
 /// ```
-/// use monapi::table::{read_stored_file, StoreKind};
+/// use monapi::store::{read_stored_file, StoreKind};
 /// let why = read_stored_file(StoreKind::ServiceReport, monapi::SERVICE_TIMEZONE, b"PAR1".to_vec());
 /// assert!(why.unwrap_err().contains("too short"));
 /// ```
@@ -707,7 +717,8 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
 /// arrow-rs (pandas, Spark, DuckDB, pyarrow) take for a number rather than a time.
 ///
 /// ```
-/// use monapi::table::{milliseconds_schema, service_report_schema};
+/// use monapi::store::milliseconds_schema;
+/// use monapi::table::service_report_schema;
 /// use monapi::table::arrow_schema::{DataType, TimeUnit};
 /// let schema = milliseconds_schema(&service_report_schema(monapi::SERVICE_TIMEZONE));
 /// assert_eq!(schema.field(2).data_type(), &DataType::Timestamp(TimeUnit::Millisecond, Some("+08:00".into())));
@@ -732,7 +743,8 @@ pub fn milliseconds_schema(schema: &SchemaRef) -> SchemaRef {
 /// naming its column, never a wrap.
 ///
 /// ```
-/// use monapi::table::{service_report_schema, try_in_milliseconds, RecordBatch};
+/// use monapi::store::try_in_milliseconds;
+/// use monapi::table::{service_report_schema, RecordBatch};
 /// let empty = RecordBatch::new_empty(service_report_schema(monapi::SERVICE_TIMEZONE));
 /// assert_eq!(try_in_milliseconds(&empty)?.num_rows(), 0);
 /// # Ok::<(), monapi::Error>(())

@@ -3,10 +3,11 @@
 //! (`monapi_emulator::instant`, `World`'s names) decide what is taken.
 
 use chrono::{DateTime, FixedOffset, Utc};
-use monapi_emulator::{ConfigError, World};
+use monapi_emulator::{ConfigError, TimeUnit, World};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+use super::Emulator;
 use crate::errors::validation;
 
 /// A setting the emulator refused, as a `ValidationError` naming it and the rule.
@@ -55,4 +56,59 @@ pub(crate) fn to_datetime(py: Python<'_>, instant: DateTime<Utc>) -> PyResult<Py
         .getattr("datetime")?
         .call_method1("fromtimestamp", (seconds, utc))?
         .unbind())
+}
+
+#[pymethods]
+impl Emulator {
+    /// The emulator's clock, an aware ``datetime`` in UTC: no report has a check after it.
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(now="2026-11-01T10:02:00+08:00").now.isoformat()
+    /// '2026-11-01T02:02:00+00:00'
+    #[getter]
+    fn now(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_datetime(py, self.with(|e| e.now())?)
+    }
+
+    /// The world of its reports, ``"realistic"`` or ``"stressed"``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> Emulator(world="stressed").world
+    /// 'stressed'
+    #[getter]
+    fn world(&self) -> PyResult<&'static str> {
+        self.with(|e| e.world().name())
+    }
+
+    /// Fix its clock at ``now`` (as the ``now`` option takes it), or with ``None`` make it
+    /// follow the system clock, from the next request on.
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``now`` is before 00:00 of the day its task lists were built for (its clock's day
+    ///     at start; their last checks would come after it), or not an instant.
+    ///
+    /// Examples
+    /// --------
+    /// >>> emulator.set_now("2026-11-01 10:02")
+    fn set_now(&self, py: Python<'_>, now: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let timezone = self.with(|e| e.timezone())?;
+        let now = now.map(|now| instant(py, "now", now, timezone)).transpose()?;
+        self.with(|e| e.set_now(now))?.map_err(|e| refused(py, e))
+    }
+
+    /// Fix its clock ``seconds`` later than its reading; returns the new reading.
+    ///
+    /// Examples
+    /// --------
+    /// >>> later = emulator.advance(300)
+    fn advance(&self, py: Python<'_>, seconds: f64) -> PyResult<Py<PyAny>> {
+        let by =
+            monapi_emulator::token_ttl("seconds", seconds, TimeUnit::Seconds).map_err(|e| refused(py, e))?;
+        let now = self.with(|e| e.advance(by))?.map_err(|e| refused(py, e))?;
+        to_datetime(py, now)
+    }
 }

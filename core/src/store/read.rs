@@ -12,7 +12,7 @@ use arrow_array::{Array, RecordBatch, UInt32Array};
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, Utc};
 use futures::future::BoxFuture;
 
-use super::store::{Read, Store, StoreKind};
+use super::{Read, Store, StoreKind};
 use crate::{DateRange, Error, Result};
 
 /// The reports a store keeps, each with its kinds of tables (in the order the report's
@@ -48,7 +48,7 @@ impl Report {
 /// use std::time::Duration;
 /// let now = Utc.with_ymd_and_hms(2026, 11, 24, 17, 30, 0).unwrap(); // 01:30 on the 25th at +08:00
 /// let two_hours = Duration::from_secs(7200);
-/// let day = monapi::table::last_settled_day(now, monapi::SERVICE_TIMEZONE, two_hours);
+/// let day = monapi::store::last_settled_day(now, monapi::SERVICE_TIMEZONE, two_hours);
 /// assert_eq!(day, NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()); // the 24th ended 1.5 h ago
 /// ```
 pub fn last_settled_day(now: DateTime<Utc>, timezone: FixedOffset, settle: Duration) -> NaiveDate {
@@ -395,7 +395,7 @@ pub const RUN_DAYS: u64 = 10;
 ///
 /// ```
 /// use chrono::NaiveDate;
-/// use monapi::table::day_runs;
+/// use monapi::store::day_runs;
 /// let day = |d| NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
 /// let runs = day_runs((1..=12).chain([14]).map(day));
 /// let runs: Vec<_> = runs.iter().map(|run| (run.start.unwrap(), run.end.unwrap())).collect();

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use chrono::NaiveDate;
-//! use monapi::table::health::{self, Window};
+//! use monapi::health::{self, Window};
 //!
 //! let body = br#"{"1":{"name":"Beijing","uprate":{"1764518400":{"uprate":"100.00"},
 //!     "1764518700":{"uprate":"0.00"}},"fault":{"0":{"start_time":"1764518600",
@@ -55,9 +55,9 @@ use arrow_array::types::{Float64Type, Int32Type, TimestampSecondType, UInt32Type
 use arrow_array::{Array, ArrayAccessor, RecordBatch, StringArray};
 use chrono::{FixedOffset, NaiveDate};
 
-use super::columns::midnight;
-use super::stored::day_of;
-use super::{SiteTables, RESPONSE_TIME_FIELDS};
+use crate::store::read::day_of;
+use crate::table::columns::midnight;
+use crate::table::{SiteTables, RESPONSE_TIME_FIELDS};
 
 /// A monitoring point's checks and faults over one day.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -230,7 +230,7 @@ pub fn error_budget_remaining(ratio: f64, slo: f64) -> f64 {
 /// The rule of an availability objective `slo`: a ratio above 0 and below 1.
 ///
 /// ```
-/// use monapi::table::health::check_slo;
+/// use monapi::health::check_slo;
 /// assert!(check_slo("slo", 0.999).is_ok());
 /// assert_eq!(check_slo("slo", 99.9).unwrap_err().field(), Some("slo"));
 /// ```
@@ -257,7 +257,7 @@ pub const MAX_REFRESH_INTERVAL: std::time::Duration = std::time::Duration::from_
 ///
 /// ```
 /// use std::time::Duration;
-/// use monapi::table::health::check_refresh_interval;
+/// use monapi::health::check_refresh_interval;
 /// assert!(check_refresh_interval("interval", Duration::from_secs(300)).is_ok());
 /// assert_eq!(check_refresh_interval("interval", Duration::from_secs(59)).unwrap_err().field(), Some("interval"));
 /// assert!(check_refresh_interval("interval", Duration::from_secs(u64::MAX)).is_err());
@@ -285,7 +285,7 @@ pub fn default_stale_after(interval: std::time::Duration) -> std::time::Duration
 ///
 /// ```
 /// use std::time::Duration;
-/// use monapi::table::health::check_stale_after;
+/// use monapi::health::check_stale_after;
 /// let interval = Duration::from_secs(300);
 /// assert!(check_stale_after("stale_after", Duration::from_secs(900), interval).is_ok());
 /// assert_eq!(check_stale_after("stale_after", Duration::from_secs(60), interval).unwrap_err().field(), Some("stale_after"));
@@ -434,7 +434,7 @@ pub struct LastValue {
 }
 
 /// The last value (in the report's order, which is its records' order) of each series'
-/// metrics in a service report table ([`service_report_schema`](super::service_report_schema)),
+/// metrics in a service report table ([`service_report_schema`](crate::table::service_report_schema)),
 /// null values and records after `now` (seconds since the epoch) left out, in order of the
 /// series and metrics' first appearance.
 ///
@@ -443,7 +443,7 @@ pub struct LastValue {
 /// let start = chrono::NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
 /// let report = monapi::table::service_report(10001, body, start, monapi::SERVICE_TIMEZONE)?;
 /// let now = 1_795_600_800; // 2026-11-25 18:00 +08:00
-/// let last = monapi::table::health::last_values(&report, now);
+/// let last = monapi::health::last_values(&report, now);
 /// assert_eq!(last.len(), 1);
 /// assert_eq!((last[0].metric.as_str(), last[0].value), ("usage", 7.0));
 /// # Ok::<(), monapi::Error>(())
