@@ -1,4 +1,4 @@
-# The only entry points: demo, test, build, lint, fmt, bench, soak.
+# The only entry points: demo, test, test-stress, build, lint, fmt, bench, soak.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
@@ -12,7 +12,7 @@ include mk/node.mk
 include mk/python.mk
 include mk/fuzz.mk
 
-.PHONY: demo test build lint fmt bench soak rust-build rust-test binding-tests rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
+.PHONY: demo test test-stress build lint fmt bench soak rust-build rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -27,19 +27,39 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: lint, then every test suite (Rust, Python, Node), the packages as users install them, and the soak's 5-second form;
-## the suites use debug builds of the wheel and the addon (PY_PROFILE, NODE_PROFILE)
-test: PY_PROFILE := dev
-test: NODE_PROFILE := debug
-test: lint rust-test binding-tests rust-package
+## test: the tools (.venv/, node_modules/, Prometheus), lint, then every test suite (Rust, Python,
+## Node), the soak's 5-second form and the packages as users install them; it ends with a table
+## of each phase's wall and CPU seconds (scripts/phase.sh), so that a regression shows in every
+## run. The suites use debug builds, for the host, that reuse the test build's compiled
+## dependencies (one feature set for every member: workspace-hack/); the manylinux wheel of the
+## packaging tests and the packaged crates' install are the tree's two other builds.
+PHASE := PHASES=$(abspath target/phases.txt) scripts/phase.sh
+test:
+	@rm -f target/phases.txt
+	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus
+	$(PHASE) lint $(MAKE) --no-print-directory lint
+	$(PHASE) rust $(MAKE) --no-print-directory rust-test
+	$(PHASE) bindings $(MAKE) --no-print-directory binding-tests
+	$(PHASE) soak $(MAKE) --no-print-directory soak-test
+	$(PHASE) crates $(MAKE) --no-print-directory rust-package
+	@$(PHASE) --report
 
-## binding-tests: the Python and the Node suite side by side, then the soak's 5-second form (which
-## drives both). Their builds take cargo's lock in turn; their tests mostly wait on their
-## emulators, so one's tests run while the other builds. Each suite's output is printed whole
-## when it ends. The soak runs in a make of its own, which sees the wheel the suite installed.
+## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
+## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
+## Each suite's output is printed whole when it ends.
 binding-tests: prometheus
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
-	$(MAKE) --no-print-directory soak-test PY_PROFILE=$(PY_PROFILE)
+
+## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
+## one after the other with both cores busy beside them; each failing test's log is kept in
+## target/stress/ (scripts/stress.sh). A test that fails here is a bug to find, not to retry.
+## The addon's build comes first: it sets napi's type-definition variable, which makes cargo run
+## the binding's build script again, and the test build after it is then the one the runs find.
+N ?= 5
+test-stress: prometheus
+	$(MAKE) --no-print-directory node-test-build python-test-build
+	$(MAKE) --no-print-directory rust-test-build
+	N=$(N) PY=$(PY) NODE=$(NODE) CARGO="$(CARGO)" scripts/stress.sh
 
 ## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run;
 ## apt-get as root, through sudo otherwise; the package index is updated only when it lacks it
@@ -50,9 +70,14 @@ prometheus:
 	  $(PROMETHEUS_SUDO) apt-get update && \
 	  $(PROMETHEUS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
 
+## rust-test: every Rust test and doctest; a failing test binary does not stop the others
+## (--no-fail-fast), and each names its failing tests
 rust-test: prometheus
-	$(CARGO) test --workspace --all-targets
-	$(CARGO) test --workspace --doc
+	$(CARGO) test --workspace --all-targets --no-fail-fast
+	$(CARGO) test --workspace --doc --no-fail-fast
+
+rust-test-build:
+	$(CARGO) test --workspace --all-targets --no-run
 
 ## rust-package: cargo package (verified) of the three publishable crates; cargo install --path cli gives a working monapi
 rust-package:
@@ -62,18 +87,30 @@ rust-package:
 ## code of the Python binding, which is never in a shipped wheel), warnings are errors; the core
 ## also without its arrow feature, which then pulls in no arrow crate; no import circle in any
 ## crate (scripts/check-imports.py); no binding source file over 600 lines (scripts/check-lengths.py);
-## actionlint on the workflows
+## workspace-hack/ current (scripts/check-features.py); actionlint on the workflows
 lint: python-env
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
 	$(CARGO) clippy -p monapi --lib -- -D warnings
-	deps=$$($(CARGO) tree -p monapi -e normal --prefix none) && ! grep -q '^arrow' <<< "$$deps"
+	# (the workspace-hack pruned: published, it is the registry's empty stub)
+	deps=$$($(CARGO) tree -p monapi -e normal --prefix none --prune workspace-hack) && ! grep -q '^arrow' <<< "$$deps"
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 	# No file of a crate uses another that uses it back (ARCHITECTURE.md, invariants).
 	$(PY) scripts/check-imports.py core emulator cli bindings-python bindings-node bench/soak
 	# No binding source file over 600 lines (ARCHITECTURE.md, invariants).
 	$(PY) scripts/check-lengths.py
+	# One feature set for every dependency whichever members a build takes (workspace-hack/).
+	$(PY) scripts/check-features.py
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
+
+## workspace-hack: regenerate workspace-hack/ with cargo-hakari (installed with cargo when missing)
+## after a dependency or its features change, and make every member depend on it; commit it
+## (the lint fails while it is stale: scripts/check-features.py)
+HAKARI_VERSION := 0.9.39
+workspace-hack:
+	$(CARGO) hakari --version >/dev/null 2>&1 || $(CARGO) install cargo-hakari --locked --version $(HAKARI_VERSION)
+	$(CARGO) hakari generate
+	$(CARGO) hakari manage-deps --yes
 
 ## set-version: VERSION=X.Y.Z sets the one version of the crates, the wheel and the npm packages (scripts/set-version.sh)
 set-version: node-env
@@ -123,9 +160,8 @@ soak: $(PY_INSTALLED) node-build
 
 ## soak-test: the soak's 5-second form with the debug builds of the emulator, the Rust client and the
 ## Node addon: no error in any phase (memory is not judged: the warm-up alone takes longer). The
-## binaries are built with the features of `cargo test --workspace`, whose builds they reuse
-## (built alone, they would compile their dependencies again with other features)
+## binaries reuse the test build (built alone they have its features too: workspace-hack/).
 soak-test: NODE_PROFILE := debug
 soak-test: $(PY_INSTALLED) node-build
-	$(CARGO) build --workspace --all-targets
+	$(CARGO) build -p monapi-cli --bin monapi -p monapi-soak --bin soak
 	target/debug/soak --seconds 5 --warmup 0 --monapi target/debug/monapi

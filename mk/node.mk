@@ -7,7 +7,9 @@
 # @types/node (package-lock.json). The package itself supports node >= 18 (`engines`).
 #
 # Rust builds use their own target directory ($(NODE_TARGET_DIR)) so that they never wait on
-# the cargo lock of the other builds.
+# the cargo lock of the other builds; the root Makefile sets the shared one, `target`. The debug
+# addon (the suite's) is cargo's build for the host, which reuses `cargo test`'s dependencies
+# there (bindings-node/scripts/build.mjs).
 
 CARGO ?= cargo
 NODE ?= node
@@ -20,7 +22,7 @@ NODE_ENV_VARS := CARGO="$(CARGO)" CARGO_TARGET_DIR="$(NODE_TARGET_DIR)"
 # costs minutes.
 NODE_PROFILE ?= release
 
-.PHONY: node-env node-build node-dts node-typecheck node-test node-demo node-bench node-lint
+.PHONY: node-env node-build node-dts node-typecheck node-test node-test-build node-demo node-bench node-lint
 
 ## node-env: install the dev tools (npm ci) when node_modules is missing or older than package-lock.json
 node-env: $(NODE_STAMP)
@@ -50,6 +52,10 @@ node-test: NODE_PROFILE := debug
 node-test: node-build
 	$(NODE_TSC)
 	$(NODE_ENV_VARS) $(NODE) --test tests/node/*.test.mjs
+
+## node-test-build: the suite's build alone (the debug addon for the host, reusing the test build, and the TypeScript layer)
+node-test-build: NODE_PROFILE := debug
+node-test-build: node-build
 
 ## node-demo: run examples/quickstart.mjs (the MONAPI_* variables come from the caller)
 node-demo: node-build

@@ -5,16 +5,21 @@
 #   python-build  the wheel users get, into target/dist/, installed into .venv/ (--force-reinstall):
 #                 abi3 (CPython >= 3.11), manylinux2014 (glibc >= 2.17), built by maturin --zig
 #                 (zig from the ziglang wheel: no container, no other toolchain)
-#   python-dist   python-build, plus the sdist (maturin sdist) into target/dist/
+#   python-dist   the wheel users get and the sdist (maturin sdist) into target/dist/, not installed
+#                 (the packaging tests install them into fresh venvs)
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
-#   python-test   python-dist and the debug `monapi` (for the API fuzzing), then pytest (with the
-#                 stub check), mypy --strict, ruff; needs node_modules too (node-env): the
-#                 packaging tests run scripts/set-version.sh, which asks napi-rs's CLI for the
-#                 npm platforms. Its wheels are debug builds (PY_PROFILE=dev, and the same for
-#                 the packaging tests' pip builds): what the suite checks does not depend on the
-#                 profile, and release builds cost minutes; the wheel users get is python-build's
+#   python-test   python-test-build and python-dist, then pytest (with the stub check), mypy
+#                 --strict, ruff; needs node_modules too (node-env): the packaging tests run
+#                 scripts/set-version.sh, which asks napi-rs's CLI for the npm platforms. Its
+#                 wheels are debug builds (PY_PROFILE=dev, and the same for the packaging tests'
+#                 pip builds): what the suite checks does not depend on the profile, and release
+#                 builds cost minutes; the wheel users get is python-build's
+#   python-test-build  the wheel the suite installs: for the host (not manylinux), the dev
+#                 profile, in the target directory of `cargo test`, whose compiled dependencies it
+#                 reuses (one feature set for every member: workspace-hack/); and the debug
+#                 `monapi` (`monapi serve`, for the API fuzzing)
 #   python-demo   examples/quickstart.py with .venv's python (MONAPI_* from the caller), then the
 #                 notebook examples/analysis.ipynb, its plots as PNG files in examples/output/
 #   python-bench  bench/python/bench.py against the release-built emulator, bench/python/network.py
@@ -41,7 +46,7 @@ PY_INSTALLED := $(PY_VENV)/.monapi-installed
 PY_PROFILE ?= release
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
-PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py examples/dask_sync.py tests/python bench/python bindings-python/python scripts/check-imports.py scripts/check-lengths.py scripts/gen-answers.py
+PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py examples/dask_sync.py tests/python bench/python bindings-python/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py
 
 # node-env (npm ci), for python-test; the root Makefile has already included node.mk.
 ifndef NODE_STAMP
@@ -56,7 +61,7 @@ nbclient.NotebookClient(notebook, kernel_name="python3", timeout=600).execute()
 endef
 export PY_RUN_NOTEBOOK
 
-.PHONY: python-env python-build python-dist python-musl python-test python-lint python-demo python-bench
+.PHONY: python-env python-build python-dist python-musl python-test python-test-build python-lint python-demo python-bench
 
 python-env: $(PY_ENV_STAMP)
 
@@ -67,32 +72,40 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 	$(PY_VENV)/bin/uv pip install --quiet --python $(PY) -r $(PY_REQUIREMENTS)
 	touch $@
 
-# maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig it builds for the
-# explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu,
-# where the Node addon's build (napi build --platform) shares the compiled dependencies. The bench
-# calls it with $(1), more maturin arguments (a cargo feature), and $(2), another output directory.
-# python-test builds it with the dev profile (PY_PROFILE), in .../x86_64-unknown-linux-gnu/debug.
+# The wheel users get. maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig
+# it builds for the explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in
+# $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu, a tree of its own (the release addon's build, napi
+# build --platform, shares it). The bench calls it with $(1), more maturin arguments (a cargo
+# feature), and $(2), another output directory. python-test builds it with the dev profile
+# (PY_PROFILE), in .../x86_64-unknown-linux-gnu/debug, for the packaging tests only.
 define py_build_wheel
 	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
 	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
-	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(or $(2),$(PY_DIST))/monapi-*.whl
+endef
+
+# Installs the wheel found in directory $(1) into .venv/.
+define py_install_wheel
+	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(1)/monapi-*.whl
 	touch $(PY_INSTALLED)
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py tests/python bindings-python/python/monapi bench/python scripts/check-imports.py scripts/check-lengths.py scripts/gen-answers.py
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py tests/python bindings-python/python/monapi bench/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef
 
 python-build: python-env
 	$(py_build_wheel)
+	$(call py_install_wheel,$(PY_DIST))
 
 # The installed wheel, rebuilt only when its sources changed (for python-demo).
 $(PY_INSTALLED): $(PY_SOURCES) | $(PY_ENV_STAMP)
 	$(py_build_wheel)
+	$(call py_install_wheel,$(PY_DIST))
 
-python-dist: python-build
+python-dist: python-env
+	$(py_build_wheel)
 	rm -f $(PY_DIST)/monapi-*.tar.gz
 	$(PY_VENV)/bin/maturin sdist --out $(PY_DIST)
 
@@ -101,15 +114,20 @@ python-musl: python-env
 	rm -f $(PY_DIST)/musllinux/monapi-*.whl
 	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --target x86_64-unknown-linux-musl --compatibility musllinux_1_2 --out $(PY_DIST)/musllinux
 
+# The suite's wheel: maturin without --zig builds for the host into $(PY_TARGET_DIR)/debug, where
+# `cargo test --workspace` left the dependencies; `--compatibility linux` tags it for this
+# machine only (the manylinux checks are python-dist's wheel's).
+python-test-build: python-env
+	rm -f $(PY_DIST)/host/monapi-*.whl
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile dev --compatibility linux --out $(PY_DIST)/host
+	$(call py_install_wheel,$(PY_DIST)/host)
+	$(CARGO) build -p monapi-cli --bin monapi
+
 # The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
 # venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR, with the profile of
 # the suite's wheel (MATURIN_PEP517_ARGS).
 python-test: PY_PROFILE := dev
-python-test: python-dist node-env
-	# The emulator as `monapi serve`, for the API fuzzing (test_openapi_fuzz.py): built with the
-	# workspace's features, reusing what `cargo test --workspace` compiled (built alone, the
-	# binary would compile its dependencies again with other features).
-	$(CARGO) build --workspace --all-targets
+python-test: python-test-build python-dist node-env
 	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) MATURIN_PEP517_ARGS="--profile $(PY_PROFILE)" $(PY) -m pytest tests/python
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
@@ -126,6 +144,7 @@ python-demo: $(PY_INSTALLED)
 # bench-bridge: python-demo rebuilds the shipped one.
 python-bench: python-env
 	$(call py_build_wheel,--features bench-bridge,$(PY_DIST)/bench)
+	$(call py_install_wheel,$(PY_DIST)/bench)
 	rm -f $(PY_INSTALLED)
 	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/bench.py

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Builds the native addon with @napi-rs/cli and the TypeScript layer with tsc (devDependencies;
-// nothing is downloaded).
+// Builds the native addon and the TypeScript layer with tsc (devDependencies; nothing is
+// downloaded).
+//
+// The release build (the package, the demo, the bench) is @napi-rs/cli's `napi build`, for the
+// explicit target triple. The debug build (`--debug`: the suites, make test) is cargo's own
+// build of the crate for the host, in the target directory and with the features of
+// `cargo test --workspace` (one feature set for every member: the workspace-hack crate), so
+// that it reuses what the test build compiled; the declarations come from the same
+// intermediate type definitions napi-derive writes, rendered by @napi-rs/cli's
+// `generateTypeDef`, as `napi build` does.
 //
 // napi writes the addon and the declarations of its exports (native.d.ts, from the Rust source)
 // into a staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi); this script
@@ -16,10 +24,10 @@
 // Environment: CARGO (the cargo to run), CARGO_TARGET_DIR (default <repo>/target-node).
 
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { loaderSource, readPlatforms } from './platforms.mjs'
 
@@ -46,28 +54,96 @@ for (const name of existsSync(outDir) ? readdirSync(outDir) : []) {
   if (name.endsWith('.node')) rmSync(join(outDir, name))
 }
 
-const napiArgs = [
-  cli,
-  'build',
-  '--platform',
-  '--manifest-path',
-  join(crate, 'Cargo.toml'),
-  '--package-json-path',
-  join(root, 'package.json'),
-  '--target-dir',
-  targetDir,
-  '--output-dir',
-  outDir,
-  '--no-js',
-  '--dts',
-  'native.d.ts',
-]
-if (!args.has('--debug')) napiArgs.push('--release')
+/** The host's target triple, as rustc reports it. */
+function hostTriple() {
+  const rustc = spawnSync(process.env.RUSTC || 'rustc', ['-vV'], { encoding: 'utf8' })
+  const host = /^host: (\S+)$/m.exec(rustc.stdout ?? '')
+  if (rustc.status !== 0 || !host) {
+    console.error(`rustc -vV failed (exit ${rustc.status ?? rustc.signal}): ${rustc.stderr}`)
+    process.exit(1)
+  }
+  return host[1]
+}
 
-const run = spawnSync(process.execPath, napiArgs, { cwd: root, stdio: 'inherit' })
-if (run.status !== 0) {
-  console.error(`napi build failed (exit ${run.status ?? run.signal})`)
-  process.exit(run.status || 1)
+/**
+ * `cargo build` of the crate's library for the host with napi-derive's type definitions written
+ * into `typeDefDir`; returns the path of the built cdylib. The type definitions are written only
+ * when the crate compiles: when cargo finds it fresh but they are missing (the directory was
+ * cleaned), it is built again, forced through the variable napi-build watches.
+ */
+function cargoHostBuild(typeDefDir) {
+  const cargo = process.env.CARGO || 'cargo'
+  const build = (extraEnv) => {
+    const run = spawnSync(
+      cargo,
+      ['build', '--lib', '--message-format=json-render-diagnostics', '--manifest-path', join(crate, 'Cargo.toml')],
+      {
+        cwd: root,
+        env: { ...process.env, CARGO_TARGET_DIR: targetDir, NAPI_TYPE_DEF_TMP_FOLDER: typeDefDir, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    )
+    if (run.status !== 0) {
+      console.error(`cargo build failed (exit ${run.status ?? run.signal})`)
+      process.exit(run.status || 1)
+    }
+    const artifacts = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .filter((m) => m.reason === 'compiler-artifact' && m.target.name === 'monapi_node')
+    const library = artifacts.flatMap((m) => m.filenames).find((f) => /\.(so|dylib|dll)$/.test(f))
+    if (!library) {
+      console.error('cargo build reported no cdylib of monapi-node')
+      process.exit(1)
+    }
+    return library
+  }
+  const library = build({})
+  if (existsSync(join(typeDefDir, 'monapi-node'))) return library
+  return build({ NAPI_FORCE_BUILD_MONAPI_NODE: String(Date.now()) })
+}
+
+if (args.has('--debug')) {
+  const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER || join(outDir, 'type-def')
+  mkdirSync(typeDefDir, { recursive: true })
+  const library = cargoHostBuild(typeDefDir)
+  const napi = await import(pathToFileURL(join(dirname(cliPackage), 'dist', 'index.js')).href)
+  const config = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).napi
+  const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root, constEnum: config.constEnum })
+  mkdirSync(outDir, { recursive: true })
+  writeFileSync(join(outDir, 'native.d.ts'), dts)
+  const platform = napi.parseTriple(hostTriple()).platformArchABI
+  copyFileSync(library, join(outDir, `${config.binaryName}.${platform}.node`))
+} else {
+  buildWithNapi()
+}
+
+function buildWithNapi() {
+  const napiArgs = [
+    cli,
+    'build',
+    '--platform',
+    '--manifest-path',
+    join(crate, 'Cargo.toml'),
+    '--package-json-path',
+    join(root, 'package.json'),
+    '--target-dir',
+    targetDir,
+    '--output-dir',
+    outDir,
+    '--no-js',
+    '--dts',
+    'native.d.ts',
+    '--release',
+  ]
+  const run = spawnSync(process.execPath, napiArgs, { cwd: root, stdio: 'inherit' })
+  if (run.status !== 0) {
+    console.error(`napi build failed (exit ${run.status ?? run.signal})`)
+    process.exit(run.status || 1)
+  }
 }
 
 const addons = readdirSync(outDir).filter((name) => name.endsWith('.node'))

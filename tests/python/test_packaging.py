@@ -37,7 +37,9 @@ PROGRAM = (
 
 
 def crate_versions(root: pathlib.Path) -> dict[str, str]:
-    """The version of each crate of the workspace at `root` (as Cargo.lock has them)."""
+    """The version of each crate of the workspace at `root` (as Cargo.lock has them), but the
+    workspace-hack's: it never ships, and its 0.1 names the registry's empty stub of that name,
+    which a published crate depends on instead."""
     metadata = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"],
         cwd=root,
@@ -46,7 +48,8 @@ def crate_versions(root: pathlib.Path) -> dict[str, str]:
         check=True,
         timeout=120,
     )
-    return {str(p["name"]): str(p["version"]) for p in json.loads(metadata.stdout)["packages"]}
+    packages = json.loads(metadata.stdout)["packages"]
+    return {str(p["name"]): str(p["version"]) for p in packages if p["name"] != "workspace-hack"}
 
 
 def workspace_version() -> str:
