@@ -51,8 +51,9 @@ binding-tests: prometheus
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
-## one after the other with both cores busy beside them; each failing test's log is kept in
-## target/stress/ (scripts/stress.sh). A test that fails here is a bug to find, not to retry.
+## one run after the other (a run's suites side by side) with both cores busy beside them; each
+## failing suite's log is kept in target/stress/ (scripts/stress.sh). A test that fails here is
+## a bug to find, not to retry.
 ## The addon's build comes first: it sets napi's type-definition variable, which makes cargo run
 ## the binding's build script again, and the test build after it is then the one the runs find.
 N ?= 5
