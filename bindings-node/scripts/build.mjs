@@ -27,7 +27,7 @@ import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 
 import { loaderSource, readPlatforms } from './platforms.mjs'
 
@@ -109,14 +109,18 @@ function cargoHostBuild(typeDefDir) {
 if (args.has('--debug')) {
   const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER || join(outDir, 'type-def')
   mkdirSync(typeDefDir, { recursive: true })
+  const host = hostTriple()
+  const shipped = (await readPlatforms()).find((p) => p.triple === host)
+  if (!shipped) {
+    console.error(`this machine (${host}) is not one of package.json's napi.targets`)
+    process.exit(1)
+  }
   const library = cargoHostBuild(typeDefDir)
-  const napi = await import(pathToFileURL(join(dirname(cliPackage), 'dist', 'index.js')).href)
-  const config = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).napi
-  const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root, constEnum: config.constEnum })
+  const napi = require(require.resolve('@napi-rs/cli', { paths: [root] }))
+  const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root })
   mkdirSync(outDir, { recursive: true })
   writeFileSync(join(outDir, 'native.d.ts'), dts)
-  const platform = napi.parseTriple(hostTriple()).platformArchABI
-  copyFileSync(library, join(outDir, `${config.binaryName}.${platform}.node`))
+  copyFileSync(library, join(outDir, shipped.addon))
 } else {
   buildWithNapi()
 }
