@@ -7,10 +7,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
-/// Pieces of a body waiting for its decoder: when the decoder falls behind, reading the
-/// answer waits rather than holding more.
-const DECODER_QUEUE: usize = 64;
+/// Bytes of a body read but not yet taken by its decoder: when the decoder falls behind,
+/// reading the answer waits rather than holding more. Counted in bytes, not reads: the reads
+/// grow to hundreds of KiB on a busy machine, and each read is held twice meanwhile (in the
+/// queue and in the whole body the transport keeps).
+const DECODER_QUEUE_BYTES: usize = 4 << 20;
+/// What a read costs in the queue at least, so that a trickle of tiny reads is bounded too.
+const DECODER_QUEUE_MIN_COST: usize = 1 << 10;
 /// How much of a body shows how fast it arrives.
 const PROBE_BYTES: usize = 2 << 20;
 /// Below this rate of arrival (decompressed bytes per second) a body is read member by member
@@ -110,7 +115,7 @@ impl<T: Send + 'static> Decoder<T> {
     /// Starts reading a body as it arrives, when this decoder reads members.
     pub(crate) fn start(&self) -> Option<Feed<T>> {
         let each = self.members.clone()?;
-        let (sender, coming) = tokio::sync::mpsc::channel(DECODER_QUEUE);
+        let (sender, coming) = mpsc::unbounded_channel();
         let decoding = tokio::task::spawn_blocking(move || {
             let mut members = Members::new(coming);
             if !members.arrives_slowly() || !members.is_object() {
@@ -118,10 +123,7 @@ impl<T: Send + 'static> Decoder<T> {
             }
             Some(each(&mut members))
         });
-        Some(Feed {
-            sender: Some(sender),
-            decoding,
-        })
+        Some(Feed::new(sender, decoding))
     }
 }
 
@@ -131,16 +133,33 @@ impl<T: Send + 'static> Decoder<T> {
 /// core while the workers go on receiving. When the call is cancelled the decoder sees the
 /// body end, fails, and its result is dropped.
 pub(crate) struct Feed<T> {
-    sender: Option<tokio::sync::mpsc::Sender<Bytes>>,
+    sender: Option<mpsc::UnboundedSender<Queued>>,
+    /// The queue's room left, in bytes ([`DECODER_QUEUE_BYTES`]).
+    room: Arc<Semaphore>,
     /// None: the body is not an object, to be read whole.
     decoding: tokio::task::JoinHandle<Option<serde_json::Result<T>>>,
 }
 
 impl<T> Feed<T> {
+    fn new(
+        sender: mpsc::UnboundedSender<Queued>,
+        decoding: tokio::task::JoinHandle<Option<serde_json::Result<T>>>,
+    ) -> Feed<T> {
+        Feed {
+            sender: Some(sender),
+            room: Arc::new(Semaphore::new(DECODER_QUEUE_BYTES)),
+            decoding,
+        }
+    }
+
+    /// Hands `piece` to the decoder; waits while the decoder has not taken
+    /// [`DECODER_QUEUE_BYTES`] of those before it.
     pub(crate) async fn push(&mut self, piece: Bytes) {
-        if let Some(sender) = &self.sender
-            && sender.send(piece).await.is_err()
-        {
+        let Some(sender) = &self.sender else { return };
+        let cost = piece.len().clamp(DECODER_QUEUE_MIN_COST, DECODER_QUEUE_BYTES) as u32;
+        // Never closed. A decoder that stops drops what it had not taken, which frees its room.
+        let room = self.room.clone().acquire_many_owned(cost).await.ok();
+        if sender.send(Queued { piece, _room: room }).is_err() {
             // The decoder stopped (the body is not an object, or not what it reads); the body
             // is still read whole, to be classified.
             self.sender = None;
@@ -157,6 +176,12 @@ impl<T> Feed<T> {
             Err(_) => None,
         }
     }
+}
+
+/// A read of the body waiting for its decoder; its room in the queue is freed when taken.
+struct Queued {
+    piece: Bytes,
+    _room: Option<OwnedSemaphorePermit>,
 }
 
 /// A piece of an object body read as it arrives ([`Members::next_piece`]).
@@ -178,7 +203,7 @@ pub enum Piece<'a> {
 /// inside opened down to a depth ([`next_piece`](Self::next_piece)), so that what is left to
 /// decode after the last byte is small however the body nests.
 pub struct Members {
-    coming: tokio::sync::mpsc::Receiver<Bytes>,
+    coming: mpsc::UnboundedReceiver<Queued>,
     /// The body from the separator that starts the pending members on (the innermost open
     /// object's `{`, or a comma).
     text: Vec<u8>,
@@ -207,7 +232,7 @@ pub struct Members {
 }
 
 impl Members {
-    fn new(coming: tokio::sync::mpsc::Receiver<Bytes>) -> Members {
+    fn new(coming: mpsc::UnboundedReceiver<Queued>) -> Members {
         Members {
             coming,
             text: Vec::new(),
@@ -231,9 +256,9 @@ impl Members {
     /// this thread (the pieces are received as on the blocking pool).
     #[doc(hidden)]
     pub fn from_pieces(pieces: Vec<Bytes>) -> Option<Members> {
-        let (sender, coming) = tokio::sync::mpsc::channel(pieces.len().max(1));
+        let (sender, coming) = mpsc::unbounded_channel();
         for piece in pieces {
-            sender.try_send(piece).ok()?;
+            sender.send(Queued { piece, _room: None }).ok()?;
         }
         drop(sender);
         let mut members = Members::new(coming);
@@ -273,8 +298,8 @@ impl Members {
     fn more(&mut self) -> bool {
         // On a blocking thread (see `Feed`): waiting here holds up no task.
         match self.coming.blocking_recv() {
-            Some(piece) => {
-                self.text.extend_from_slice(&piece);
+            Some(queued) => {
+                self.text.extend_from_slice(&queued.piece);
                 true
             }
             None => false,
@@ -505,23 +530,74 @@ fn malformed(message: &str) -> serde_json::Error {
 mod tests {
     use super::*;
 
+    fn bodies(pieces: &[&str]) -> Vec<Bytes> {
+        pieces
+            .iter()
+            .map(|piece| Bytes::from(piece.to_string()))
+            .collect()
+    }
+
     /// The members of `pieces` (the body cut there), or the error.
     fn members(pieces: &[&str]) -> Result<Vec<String>, String> {
-        let (sender, coming) = tokio::sync::mpsc::channel(pieces.len() + 1);
-        for piece in pieces {
-            sender.try_send(Bytes::from(piece.to_string())).unwrap();
-        }
-        drop(sender);
-        let mut members = Members::new(coming);
-        if !members.is_object() {
+        let Some(mut members) = Members::from_pieces(bodies(pieces)) else {
             return Err("not an object".into());
-        }
+        };
         let mut out = Vec::new();
         while let Some(member) = members.next_member().map_err(|e| e.to_string())? {
             let _: serde_json::Value = serde_json::from_str(member).map_err(|e| e.to_string())?;
             out.push(member.to_string());
         }
         Ok(out)
+    }
+
+    /// Whether pushing `piece` waits; polled once, outside the runtime, so that tokio's
+    /// cooperative budget plays no part.
+    fn push_waits(feed: &mut Feed<()>, piece: &Bytes) -> bool {
+        let push = std::pin::pin!(feed.push(piece.clone()));
+        push.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+            .is_pending()
+    }
+
+    #[test]
+    fn reading_waits_while_the_decoder_has_its_bytes_untaken_whatever_the_reads_sizes() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let feed = || {
+            let (sender, coming) = mpsc::unbounded_channel();
+            (Feed::<()>::new(sender, runtime.spawn(async { None })), coming)
+        };
+        let (mut feed_large, mut coming) = feed();
+        let read = Bytes::from(vec![b' '; DECODER_QUEUE_BYTES / 4]);
+        for _ in 0..4 {
+            assert!(
+                !push_waits(&mut feed_large, &read),
+                "a read within the queue's bytes"
+            );
+        }
+        assert!(
+            push_waits(&mut feed_large, &read),
+            "a read beyond the queue's bytes waits"
+        );
+        drop(coming.try_recv().unwrap());
+        assert!(
+            !push_waits(&mut feed_large, &read),
+            "a read taken makes room for the next"
+        );
+
+        // Tiny reads cost their minimum: the queue holds a bounded number of them too.
+        let (mut feed_tiny, coming) = feed();
+        let tiny = Bytes::from_static(b" ");
+        let room_for = DECODER_QUEUE_BYTES / DECODER_QUEUE_MIN_COST;
+        let pushed = (0..=room_for)
+            .take_while(|_| !push_waits(&mut feed_tiny, &tiny))
+            .count();
+        assert_eq!(pushed, room_for);
+        // A decoder that stops frees the room of what it had not taken: reading goes on whole.
+        drop(coming);
+        assert!(
+            !push_waits(&mut feed_tiny, &tiny),
+            "a stopped decoder holds up no read"
+        );
+        assert!(feed_tiny.sender.is_none());
     }
 
     #[test]
@@ -544,13 +620,7 @@ mod tests {
     /// `depth` and members handed in runs of `run_bytes`; every piece must be valid alone.
     fn rebuilt(pieces: &[&str], depth: u32, run_bytes: usize) -> Result<serde_json::Value, String> {
         use serde_json::{Map, Value};
-        let (sender, coming) = tokio::sync::mpsc::channel(pieces.len() + 1);
-        for piece in pieces {
-            sender.try_send(Bytes::from(piece.to_string())).unwrap();
-        }
-        drop(sender);
-        let mut members = Members::new(coming);
-        assert!(members.is_object());
+        let mut members = Members::from_pieces(bodies(pieces)).expect("an object");
         let mut open: Vec<(String, Map<String, Value>)> = vec![(String::new(), Map::new())];
         while let Some(piece) = members.next_piece(depth, run_bytes).map_err(|e| e.to_string())? {
             match piece {
@@ -594,13 +664,8 @@ mod tests {
 
     #[test]
     fn an_object_opens_into_runs_of_its_members() {
-        let (sender, coming) = tokio::sync::mpsc::channel(1);
-        sender
-            .try_send(Bytes::from(r#"{"a": {"b": 1, "c": [2], "d": 3}, "e": 4}"#))
-            .unwrap();
-        drop(sender);
-        let mut members = Members::new(coming);
-        assert!(members.is_object());
+        let mut members = Members::from_pieces(bodies(&[r#"{"a": {"b": 1, "c": [2], "d": 3}, "e": 4}"#]))
+            .expect("an object");
         let mut pieces = Vec::new();
         while let Some(piece) = members.next_piece(2, 8).unwrap() {
             pieces.push(format!("{piece:?}"));
