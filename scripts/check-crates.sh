@@ -11,9 +11,10 @@
 # the builds of `make` instead of compiling everything again in a directory of its own).
 set -euo pipefail
 
-# A packaged manifest has no profile of its own: line tables only, as the workspace's dev
-# profile (Cargo.toml), which is faster to build than full debuginfo.
-export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# A packaged manifest has no profile of its own. No debuginfo: the installed command is run
+# twice, never debugged, and its dependencies are then built as the workspace's dev profile
+# builds them (Cargo.toml), so that those whose features agree are not built again.
+export CARGO_PROFILE_DEV_DEBUG=false
 
 cd "$(dirname "$0")/.."
 cargo=${CARGO:-cargo}

@@ -11,8 +11,8 @@
 # it failed, with its failing tests listed in target/stress/failures.txt. Ends with the count of
 # runs and failures; exits 1 when any test failed.
 #
-# Environment: N, CARGO, PY (the venv's python), NODE, CARGO_TARGET_DIR (where the suites were
-# built: target).
+# Environment: N, CARGO, RUST_TEST (the packages of `cargo test`, as make test-stress gives them),
+# PY (the venv's python), NODE, CARGO_TARGET_DIR (where the suites were built: target).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${N:-5}
@@ -33,7 +33,7 @@ trap 'kill "${load[@]}" 2>/dev/null' EXIT
 
 # The command of each suite, and how its failing tests are named in its output.
 declare -A command=(
-  [rust]="$cargo test --workspace --all-targets --no-fail-fast --color never"
+  [rust]="$cargo test ${RUST_TEST:---workspace} --all-targets --no-fail-fast --color never"
   [python]="$py -m pytest tests/python --ignore=tests/python/test_packaging.py -p no:cacheprovider -q -rf"
   [node]="CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target} $node --test --test-reporter=spec tests/node/*.test.mjs"
 )
