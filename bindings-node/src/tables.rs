@@ -274,7 +274,7 @@ impl NativeBulk {
 /// The batches of many tasks as one, in their order (the schema's empty table when none).
 fn concat(schema: SchemaRef, batches: impl IntoIterator<Item = RecordBatch>) -> Result<RecordBatch> {
     let batches: Vec<RecordBatch> = batches.into_iter().collect();
-    arrow_select::concat::concat_batches(&schema, &batches)
+    table::concat_batches(&schema, &batches)
         .map_err(|e| invalid_input("table", &format!("cannot be joined: {e}")))
 }
 

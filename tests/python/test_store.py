@@ -187,6 +187,29 @@ def test_a_service_table_reads_the_settled_days_the_store_holds(
     assert caught.value.field == "store"
 
 
+def test_tables_through_the_store_hold_each_name_once_and_convert_to_pandas(
+    emulator: Emulator, tmp_path: pathlib.Path
+) -> None:
+    first, last = days_ago(emulator, 6), days_ago(emulator, 2)
+    stored = stored_client(emulator, tmp_path)
+    for _ in ("fetched and written", "read from the store"):
+        tables = [
+            stored.tables.service_report(SERVICE, start_date=first, end_date=last),
+            stored.tables.service_reports([SERVICE, SERVICE + 1], start_date=first, end_date=last),
+            *stored.tables.site_report(SITE, start_date=first, end_date=last),
+        ]
+        for table in tables:
+            arrow = table.to_arrow()
+            for name in arrow.column_names:
+                column = arrow.column(name)
+                if pa.types.is_dictionary(column.type):
+                    for chunk in column.chunks:
+                        names = chunk.dictionary.to_pylist()
+                        assert len(names) == len(set(names)), f"{name}: a name twice"
+            # pandas refuses a category that stands twice in a dictionary.
+            assert len(table.to_pandas()) == arrow.num_rows
+
+
 def test_today_is_fetched_every_time_and_never_written(
     emulator: Emulator, client: monapi.Client, tmp_path: pathlib.Path
 ) -> None:

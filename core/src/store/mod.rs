@@ -707,7 +707,7 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
         .map_err(|e| e.to_string())?;
     let batch = match batches.len() {
         1 => batches.remove(0),
-        _ => arrow_select::concat::concat_batches(&stored, &batches).map_err(|e| e.to_string())?,
+        _ => crate::table::concat_batches(&stored, &batches).map_err(|e| e.to_string())?,
     };
     in_seconds(&batch, schema).map_err(|e| e.to_string())
 }

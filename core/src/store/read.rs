@@ -132,7 +132,7 @@ pub(crate) async fn through(
             .enumerate()
             .map(|(i, kind)| {
                 let parts: Vec<&RecordBatch> = by_day.values().map(|tables| &tables[i]).collect();
-                arrow_select::concat::concat_batches(&kind.schema(timezone), parts).map_err(|e| built(&e))
+                crate::table::concat_batches(&kind.schema(timezone), parts).map_err(|e| built(&e))
             })
             .collect()
     })

@@ -97,6 +97,7 @@
 
 pub(crate) mod client;
 pub(crate) mod columns;
+mod concat;
 mod distribution;
 mod service;
 mod site;
@@ -112,6 +113,7 @@ pub use arrow_array;
 pub use arrow_array::RecordBatch;
 /// The `arrow-schema` crate of the tables' schemas.
 pub use arrow_schema;
+pub use concat::concat_batches;
 
 pub use client::{
     check_concurrency, BulkOptions, BulkStream, BulkTables, OnFailure, Progress, ProgressCallback, Tables,

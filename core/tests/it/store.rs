@@ -592,3 +592,30 @@ fn the_store_is_opened_off_the_runtime_thread() {
         Err(_) => panic!("the table call held the runtime's only thread reading store.json"),
     }
 }
+
+/// Each name of a dictionary column once, in a table joined from days fetched or read from the
+/// store: pandas refuses a category that stands twice.
+#[tokio::test]
+async fn tables_through_the_store_hold_each_name_once_in_their_dictionaries() {
+    use monapi::table::arrow_array::cast::AsArray;
+    use monapi::table::arrow_array::types::Int32Type;
+    let emu = emulator().await;
+    let dir = Dir::new("names");
+    let client = stored_client(&emu, &dir.0);
+    let days = range(days_ago(&emu, 6), days_ago(&emu, 2));
+    for pass in ["fetched and written", "read from the store"] {
+        let table = client.tables().service_report(10011, days).await.unwrap();
+        for (field, column) in table.schema().fields().iter().zip(table.columns()) {
+            if let Some(dictionary) = column.as_dictionary_opt::<Int32Type>() {
+                let names: Vec<_> = dictionary.values().as_string::<i32>().iter().collect();
+                let distinct: std::collections::BTreeSet<_> = names.iter().collect();
+                assert_eq!(
+                    names.len(),
+                    distinct.len(),
+                    "{pass}: {} holds a name twice",
+                    field.name()
+                );
+            }
+        }
+    }
+}
