@@ -384,31 +384,43 @@ impl Transport {
         // only a first guess of the size.
         let announced = response.content_length().unwrap_or(0).min(limit as u64);
         let mut body = BytesMut::with_capacity(announced as usize);
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| self.transport_failure(request, &e))?
-        {
-            if chunk.len() > limit - body.len() {
-                let name = settings::setting("max_response_bytes").name_in(self.language);
-                return Err(Failure {
-                    error: Error::Decode {
-                        endpoint: request.endpoint.clone(),
-                        message: format!(
-                            "the answer is larger than {name} ({limit} bytes once decompressed); \
-                             raise the client setting {name} to accept it"
-                        ),
-                        snippet: self.redactor.redact(&snippet(&body)),
-                    },
-                    unsent: false,
-                    // The same answer would be as large again.
-                    transient: None,
-                });
+        let read = async {
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| self.transport_failure(request, &e))?
+            {
+                if chunk.len() > limit - body.len() {
+                    let name = settings::setting("max_response_bytes").name_in(self.language);
+                    return Err(Failure {
+                        error: Error::Decode {
+                            endpoint: request.endpoint.clone(),
+                            message: format!(
+                                "the answer is larger than {name} ({limit} bytes once decompressed); \
+                                 raise the client setting {name} to accept it"
+                            ),
+                            snippet: self.redactor.redact(&snippet(&body)),
+                        },
+                        unsent: false,
+                        // The same answer would be as large again.
+                        transient: None,
+                    });
+                }
+                body.extend_from_slice(&chunk);
+                if let Some(feed) = &mut feed {
+                    feed.push(chunk).await;
+                }
             }
-            body.extend_from_slice(&chunk);
-            if let Some(feed) = &mut feed {
-                feed.push(chunk).await;
+            Ok::<(), Failure>(())
+        };
+        if let Err(failure) = read.await {
+            // The attempt's decoder ends (it sees the body end) before the call may start
+            // another attempt, whose decoder then hands over its pieces after all of this
+            // one's: the caller tells the attempts apart by their order alone.
+            if let Some(feed) = feed {
+                feed.finish().await;
             }
+            return Err(failure);
         }
         let decoded = match feed {
             Some(feed) => feed.finish().await,

@@ -181,3 +181,49 @@ async fn a_report_cut_into_opened_objects_rebuilds_the_whole_body() {
         "each point and its uprate and resptime maps: {opened}"
     );
 }
+
+/// The decoder of an attempt that broke half-way has ended before the next attempt's decoder
+/// begins, so that a language's decoder tells the attempts apart by their order alone (Python
+/// builds each attempt's objects from the pieces that follow its start).
+#[tokio::test]
+async fn a_broken_attempt_s_decoder_ends_before_the_next_attempt_s_begins() {
+    use std::sync::{Arc, Mutex};
+    let emu = paced().await;
+    let client = client(&emu);
+    let events: Arc<Mutex<Vec<(usize, &str)>>> = Arc::default();
+    let seen = events.clone();
+    let decoder = monapi::Decoder::new(false, |_| Ok(())).with_members(move |members| {
+        let attempt = {
+            let mut events = seen.lock().unwrap();
+            let attempt = events.iter().filter(|(_, what)| *what == "begins").count() + 1;
+            events.push((attempt, "begins"));
+            attempt
+        };
+        // A slow reader: when the body breaks, what had arrived still waits for it.
+        let mut read = || {
+            while members.next_object_piece()?.is_some() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Ok(())
+        };
+        let outcome = read();
+        seen.lock().unwrap().push((attempt, "ends"));
+        outcome
+    });
+    let start = NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+    let month = Request::ServiceReport {
+        task_id: 10001,
+        range: DateRange::new(start, NaiveDate::from_ymd_opt(2026, 11, 30).unwrap()),
+    };
+    client.login().await.unwrap();
+    emu.set_faults(Faults {
+        next: vec![FaultKind::TruncatedBody],
+        ..Faults::default()
+    })
+    .unwrap();
+    client.execute_decoded(&month, &decoder).await.unwrap();
+    assert_eq!(
+        *events.lock().unwrap(),
+        [(1, "begins"), (1, "ends"), (2, "begins"), (2, "ends")]
+    );
+}
