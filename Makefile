@@ -132,6 +132,13 @@ set-version: node-env
 answers:
 	$(PYTHON) scripts/gen-answers.py
 
+## reference: write the docs' generated reference pages (docs/reference/configuration.md, errors.md, cli.md)
+## from the code: the core's declarations of the settings and the error codes, the command's clap tree;
+## commit them (the Rust suite fails when they differ: the reference tests of cli/src/reference/)
+.PHONY: reference
+reference:
+	MONAPI_WRITE_REFERENCE=1 $(CARGO) test -p monapi-cli --bin monapi reference
+
 ## fmt: format the code
 fmt:
 	$(CARGO) fmt --all

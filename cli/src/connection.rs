@@ -7,7 +7,7 @@ use monapi::settings::{Fallback, Kind, Setting, SETTINGS};
 use monapi::{Client, ClientBuilder, Language, Options, Value};
 
 /// The flag that turns the proxy off, besides `--proxy URL`.
-const NO_PROXY: &str = "no_proxy";
+pub(crate) const NO_PROXY: &str = "no_proxy";
 
 /// Where the service is and who we are, as given on the command line; each setting left out
 /// falls back to its `MONAPI_*` variable, then to its default (the client library decides).

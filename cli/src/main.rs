@@ -4,6 +4,8 @@ mod connection;
 mod export;
 mod exporter;
 mod logs;
+#[cfg(test)]
+mod reference;
 mod sink;
 mod sync;
 

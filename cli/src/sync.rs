@@ -24,7 +24,7 @@ fn after_help() -> String {
 /// Bring a local store up to date: fetch each settled task-day it lacks (the last 30 settled
 /// days by default), and nothing it holds. A table call or `monapi export --store DIR` then
 /// reads them from it; DuckDB, polars, pyarrow, Dask and Spark read it as Hive-partitioned
-/// Parquet (see README, "Store").
+/// Parquet (see the documentation's "The store and monapi sync", docs/guides/store.md).
 #[derive(Args)]
 #[command(after_help = after_help())]
 pub(crate) struct SyncArgs {

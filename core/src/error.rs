@@ -441,22 +441,203 @@ impl fmt::Display for PartialCreate {
     }
 }
 
-/// The stable codes of [`Error::code`], one per [`ErrorKind`] (two more for the usual
-/// authentication failures), as the Python and Node packages expose them.
-pub const ERROR_CODES: [&str; 12] = [
-    "AUTH_INVALID_CLIENT",
-    "AUTH_INVALID_GRANT",
-    "AUTH_ERROR",
-    "API_ERROR",
-    "PARTIAL_CREATE",
-    "INVALID_INPUT",
-    "TIMEOUT",
-    "CONNECTION",
-    "DECODE",
-    "ABORTED",
-    "PARTIAL_RESULT",
-    "STORE",
+/// One stable error code, declared once: when it happens, whether monapi tries the call
+/// again, what to do, and the Python package's class of it. The docs' reference of the error
+/// codes is generated from [`ERRORS`]; the Node package's `MonapiError` carries the code
+/// itself.
+///
+/// ```
+/// let timeout = monapi::ERRORS.iter().find(|e| e.code == "TIMEOUT").unwrap();
+/// assert_eq!((timeout.kind, timeout.python), (monapi::ErrorKind::Timeout, "TimeoutError"));
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ErrorCode {
+    /// The code, as [`Error::code`] gives it.
+    pub code: &'static str,
+    /// Its category, and so its [`Error`] variant (of the same name).
+    pub kind: ErrorKind,
+    /// When it happens.
+    pub when: &'static str,
+    /// Whether monapi tries the call again before it returns this error (up to the client's
+    /// `max_retries` times), and when.
+    pub retried: &'static str,
+    /// What a caller should do about it.
+    pub action: &'static str,
+    /// The Python package's exception class of it (in `monapi` and `monapi.errors`).
+    pub python: &'static str,
+}
+
+/// Every stable code of [`Error::code`], in the order of the docs: one per [`ErrorKind`], and
+/// two more for the usual authentication failures. Settings are named as in Rust and Python
+/// (`client_id`; see [`settings::SETTINGS`](crate::settings::SETTINGS) for the other
+/// languages' names).
+pub const ERRORS: &[ErrorCode] = &[
+    ErrorCode {
+        code: "AUTH_INVALID_CLIENT",
+        kind: ErrorKind::Auth,
+        when: "The token endpoint refused the API client (OAuth `invalid_client`): the client id \
+               or the client secret is wrong.",
+        retried: "Never: the same client would be refused again.",
+        action: "Check `client_id` and `client_secret` (or `MONAPI_CLIENT_ID` and \
+                 `MONAPI_CLIENT_SECRET`) against the API client registered with the service.",
+        python: "InvalidClientError",
+    },
+    ErrorCode {
+        code: "AUTH_INVALID_GRANT",
+        kind: ErrorKind::Auth,
+        when: "The token endpoint refused the account (OAuth `invalid_grant`): the username or \
+               the password is wrong; or the refresh token expired or was refused and the client \
+               has no password to log in again with.",
+        retried: "Never: the same account would be refused again. (A refused refresh token is \
+                  not this error when the client has the password: it logs in again instead.)",
+        action: "Check `username` and `password` (or `password_md5`; `MONAPI_USERNAME`, \
+                 `MONAPI_PASSWORD`). A client resumed from a saved token needs them too once its \
+                 refresh token expires.",
+        python: "InvalidGrantError",
+    },
+    ErrorCode {
+        code: "AUTH_ERROR",
+        kind: ErrorKind::Auth,
+        when: "Another authentication failure: the token endpoint answered another OAuth error, \
+               or the service rejected the access token of a call again right after the client \
+               renewed it.",
+        retried: "A call whose access token is rejected is repeated once, with a renewed token; \
+                  this error means the renewed token was rejected too. Other authentication \
+                  failures are never retried.",
+        action: "Read the OAuth error and the service's description in the message. When a \
+                 freshly issued token is rejected, check that the account and the API client may \
+                 use the operation the error names.",
+        python: "AuthError",
+    },
+    ErrorCode {
+        code: "API_ERROR",
+        kind: ErrorKind::Api,
+        when: "The service answered with an error: an HTTP status outside 2xx, a body with an \
+               error `code` and `msg` (an unknown task is code 404), or an OAuth error from an \
+               operation.",
+        retried: "Reads (every GET, and logging in) after HTTP 429, 500, 502, 503 and 504, up to \
+                  `max_retries` times with backoff, waiting as the service's `Retry-After` asks; \
+                  a refresh of the token only after 429 and 503. A create or another POST is \
+                  never sent again once it may have reached the service.",
+        action: "Read the HTTP status and the service's code and message. 429 and 5xx: the \
+                 service is busy or failing, so try again later (or raise `max_retries`). 404: \
+                 the task id is not one of the account's. Another 4xx: the service refused the \
+                 request as sent; check its arguments.",
+        python: "ApiError",
+    },
+    ErrorCode {
+        code: "PARTIAL_CREATE",
+        kind: ErrorKind::PartialCreate,
+        when: "Some lines of a create batch failed (the service's `err_key` and `err_content`); \
+               the service created every other line of it, without returning their ids.",
+        retried: "Never: the rest of the batch was created.",
+        action: "Correct the failed tasks (the error names their indexes in your list, and why) \
+                 and send only those again: sending the whole batch again would create the \
+                 others twice.",
+        python: "PartialCreateError",
+    },
+    ErrorCode {
+        code: "INVALID_INPUT",
+        kind: ErrorKind::InvalidInput,
+        when: "An argument or a setting breaks a rule (a date, a task id, a page, a field of a \
+               task to create, the bounds of a setting); nothing was sent. The error names every \
+               problem: the field, the task's index in a batch, and the rule.",
+        retried: "Never: nothing was sent.",
+        action: "Fix what the error names; the same call fails the same way.",
+        python: "ValidationError",
+    },
+    ErrorCode {
+        code: "TIMEOUT",
+        kind: ErrorKind::Timeout,
+        when: "No complete answer within the client's `timeout` (or the call's own), the wait \
+               for a free connection included; or no connection within `connect_timeout`.",
+        retried: "A connection not made within `connect_timeout` is tried again (the request \
+                  never left), up to `max_retries` times; an answer that did not arrive within \
+                  `timeout` is not waited for again.",
+        action: "Raise `timeout` (or give the call its own) for long reports, or ask for fewer \
+                 days at once. Calls beyond `max_connections` wait for a free connection within \
+                 their timeout: run fewer at once, or raise it.",
+        python: "TimeoutError",
+    },
+    ErrorCode {
+        code: "CONNECTION",
+        kind: ErrorKind::Connection,
+        when: "The connection could not be made (refused, a name that does not resolve, a \
+               failing proxy) or broke before the whole answer arrived; or the service's \
+               certificate is not trusted.",
+        retried: "Reads (every GET, and logging in) after a connection that failed or broke, up \
+                  to `max_retries` times with backoff; a create or another POST only when it \
+                  never left this machine. An untrusted certificate is never retried.",
+        action: "Check `base_url`, the network and the proxy (`proxy`, `HTTPS_PROXY`). For an \
+                 untrusted certificate (a company's CA, a TLS-inspecting proxy), give its CA with \
+                 `ca_bundle` or `SSL_CERT_FILE`.",
+        python: "ConnectionError",
+    },
+    ErrorCode {
+        code: "DECODE",
+        kind: ErrorKind::Decode,
+        when: "The answer arrived but is not what the operation returns: not JSON (a server's \
+               error page), JSON of another shape, a compressed body that does not decompress, \
+               or an answer larger than `max_response_bytes`.",
+        retried: "Reads (every GET, and logging in) after a 2xx error page instead of JSON or a \
+                  compressed body that is corrupt or cut short, up to `max_retries` times; other \
+                  answers would be the same again.",
+        action: "The message says what did not fit and shows the start of the body (secrets \
+                 removed). An answer over `max_response_bytes`: raise it. Otherwise the service \
+                 answered something unexpected: report it, with that start.",
+        python: "DecodeError",
+    },
+    ErrorCode {
+        code: "ABORTED",
+        kind: ErrorKind::Aborted,
+        when: "The call was cancelled before it finished: in Node by its `signal`; in Rust when \
+               the runtime shut down under it. Nothing of it runs on. In Python, a cancelled \
+               awaited call raises asyncio's `CancelledError`, and Ctrl-C in a blocking call \
+               `KeyboardInterrupt`, instead.",
+        retried: "Never.",
+        action: "Nothing, when you cancelled it; otherwise find what did (an aborted signal, a \
+                 runtime shutting down).",
+        python: "MonapiError",
+    },
+    ErrorCode {
+        code: "PARTIAL_RESULT",
+        kind: ErrorKind::PartialResult,
+        when: "Some tasks of a bulk table call (service or site reports of many tasks), or some \
+               task-days of a sync, failed; the others succeeded and their results are whole. \
+               (Rust's bulk calls return both in `BulkTables`.)",
+        retried: "Not as a whole: each task's calls were retried by their own rules before the \
+                  task counted as failed.",
+        action: "Use the results the error carries, and call again for the failed tasks it \
+                 lists (each with its own error); or ask the bulk call to collect the failures \
+                 instead of failing. A sync fetches the failed task-days again the next time.",
+        python: "PartialResultError",
+    },
+    ErrorCode {
+        code: "STORE",
+        kind: ErrorKind::Store,
+        when: "The local store (`store`, `monapi sync DIR`) could not be read or written: its \
+               directory cannot be made or written, the disk is full, or its `store.json` is not \
+               a store's. (A corrupt file of the store is not an error: it is set aside and its \
+               day fetched again.)",
+        retried: "Never.",
+        action: "Check the file or directory the error names: its permissions, the free space, \
+                 that it is the store's.",
+        python: "StoreError",
+    },
 ];
+
+/// The stable codes of [`Error::code`], as the Python and Node packages expose them: the
+/// codes of [`ERRORS`], in its order.
+pub const ERROR_CODES: [&str; ERRORS.len()] = {
+    let mut codes = [""; ERRORS.len()];
+    let mut i = 0;
+    while i < ERRORS.len() {
+        codes[i] = ERRORS[i].code;
+        i += 1;
+    }
+    codes
+};
 
 impl Error {
     /// The stable category of this error.
@@ -475,7 +656,7 @@ impl Error {
         }
     }
 
-    /// The stable code of this error (one of [`ERROR_CODES`]): `AUTH_INVALID_CLIENT` (the
+    /// The stable code of this error (one of [`ERRORS`]): `AUTH_INVALID_CLIENT` (the
     /// service refused the client id or secret), `AUTH_INVALID_GRANT` (it refused the account
     /// or the refresh token), `AUTH_ERROR` (another authentication failure), `API_ERROR`,
     /// `PARTIAL_CREATE`, `INVALID_INPUT`, `TIMEOUT`, `CONNECTION`, `DECODE`, `ABORTED` (the
@@ -732,6 +913,81 @@ mod tests {
             problems: (0..12).map(|i| Problem::new(Some(i), "f", "r")).collect(),
         };
         assert!(many.to_string().ends_with("; and 2 more"), "{many}");
+    }
+
+    /// One error of each variant, and of each code of the variants with several.
+    fn one_of_each() -> Vec<Error> {
+        let auth = |error: &str| Error::Auth {
+            endpoint: Endpoint::Token,
+            error: error.into(),
+            description: "d".into(),
+            status: Some(400),
+        };
+        vec![
+            auth("invalid_client"),
+            auth("invalid_grant"),
+            auth("invalid_scope"),
+            Error::Api {
+                endpoint: Endpoint::Agents,
+                status: 500,
+                code: None,
+                error: None,
+                message: "m".into(),
+                retry_after: None,
+            },
+            Error::PartialCreate(PartialCreate {
+                endpoint: Endpoint::CreateServerTasks,
+                err_key: "0".into(),
+                failed_indices: vec![0],
+                err_content: "c".into(),
+                submitted: 2,
+            }),
+            Error::invalid_input(None, "page", "must be 1 or more"),
+            Error::Timeout {
+                endpoint: Endpoint::Agents,
+                after: None,
+            },
+            Error::Connection {
+                endpoint: Endpoint::Agents,
+                message: "m".into(),
+            },
+            Error::Decode {
+                endpoint: Endpoint::Agents,
+                message: "m".into(),
+                snippet: "s".into(),
+            },
+            Error::Aborted,
+            Error::PartialResult {
+                failed: 1,
+                total: 2,
+                first_task: 1,
+                first_error: "e".into(),
+            },
+            Error::Store {
+                path: "p".into(),
+                message: "m".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_code_is_declared_once_with_its_kind_and_variant() {
+        let errors = one_of_each();
+        let codes: Vec<&str> = errors.iter().map(Error::code).collect();
+        assert_eq!(
+            codes, ERROR_CODES,
+            "one error per declared code, in the declared order"
+        );
+        for (error, declared) in errors.iter().zip(ERRORS) {
+            assert_eq!(error.kind(), declared.kind, "{}", declared.code);
+            // The docs name the variant by its kind: the two are spelt alike.
+            let variant = format!("{error:?}");
+            assert!(variant.starts_with(&format!("{:?}", declared.kind)), "{variant}");
+        }
+        let mut classes: Vec<&str> = ERRORS.iter().map(|e| e.python).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        assert_eq!(classes.len(), ERRORS.len(), "one Python class per code");
     }
 
     #[test]

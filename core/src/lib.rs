@@ -55,7 +55,7 @@ pub use arriving::{Decoder, Members, Piece};
 pub use auth::{md5_hex, TokenCallback};
 pub use builder::ClientBuilder;
 pub use client::Client;
-pub use error::{Endpoint, Error, ErrorKind, PartialCreate, Problem, Result, ERROR_CODES};
+pub use error::{Endpoint, Error, ErrorCode, ErrorKind, PartialCreate, Problem, Result, ERRORS, ERROR_CODES};
 pub use exit::Exit;
 pub use logging::{event_text, LogLevel, LOG_VAR};
 pub use model::*;

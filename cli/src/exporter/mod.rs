@@ -40,7 +40,7 @@ monitor_id 0 is the average of the points):
   monapi_service_value{series,metric}, monapi_service_task_info, monapi_agent_info,
   monapi_agent_plugin_info, and the exporter's own: monapi_up, monapi_last_refresh_*,
   monapi_api_requests_total, monapi_api_errors_total. Windows are calendar days of the
-  client's time zone ending now (1d: today). See README, \"Prometheus and Grafana\".
+  client's time zone ending now (1d: today). See the documentation's \"The exporter\".
 
 Endpoints: /metrics; /health, liveness (503 only when the refresh loop has died: the process
 then exits 1); /ready, readiness (503 until the first refresh has ended, and while the last 3
