@@ -90,7 +90,7 @@ define py_install_wheel
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py tests/python bindings-python/python/monapi bench/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py tests/python bindings-python/python/monapi bench/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py scripts/gen-stub-docs.py
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef

@@ -420,12 +420,47 @@ impl Awaitable {
         self.step(py)
     }
 
-    /// Part of the coroutine protocol (asyncio sends `None`).
+    /// Part of the coroutine protocol: advance the call (asyncio does it, sending ``None``).
+    ///
+    /// Parameters
+    /// ----------
+    /// _value : object
+    ///     Ignored.
+    ///
+    /// Returns
+    /// -------
+    /// object
+    ///     What the event loop waits on next, until the call ends with ``StopIteration``
+    ///     carrying its result (or raises its error).
+    ///
+    /// Examples
+    /// --------
+    /// >>> awaitable = client.agents()
+    /// >>> agents = await awaitable   # asyncio calls send() for you
     fn send(&self, py: Python<'_>, _value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.step(py)
     }
 
-    /// Part of the coroutine protocol: cancels the request and raises the exception.
+    /// Part of the coroutine protocol: cancel the call and raise an exception in its place.
+    ///
+    /// Parameters
+    /// ----------
+    /// typ : type or BaseException
+    ///     The exception, or its class.
+    /// val : object, optional
+    ///     The exception, or the argument of its class.
+    /// tb : traceback, optional
+    ///     The traceback to give it.
+    ///
+    /// Raises
+    /// ------
+    /// BaseException
+    ///     The exception given, always.
+    ///
+    /// Examples
+    /// --------
+    /// >>> task = asyncio.create_task(client.agents())
+    /// >>> task.cancel()   # asyncio throws CancelledError into the call
     #[pyo3(signature = (typ, val=None, tb=None))]
     fn throw(
         &self,
@@ -449,7 +484,12 @@ impl Awaitable {
         Err(PyErr::from_value(exception))
     }
 
-    /// Part of the coroutine protocol: cancels the request.
+    /// Part of the coroutine protocol: cancel the call (nothing of it runs on).
+    ///
+    /// Examples
+    /// --------
+    /// >>> awaitable = client.agents()
+    /// >>> awaitable.close()   # never awaited: no request is made
     fn close(&self, py: Python<'_>) {
         self.stop(py);
     }

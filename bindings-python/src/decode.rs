@@ -369,16 +369,16 @@ fn spawn_parser(
     chunks
 }
 
-/// `_loads(data)`: the response decoder on its own, for benchmarks and tests (what every
-/// operation applies to the body it receives).
+/// The response decoder on its own: ``data``, a JSON body, as the Python objects every
+/// operation makes of the body it receives. For benchmarks and tests; not public API.
 #[pyfunction]
 pub fn _loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     json_to_py(py, data)
 }
 
-/// `_loads_chunked(data, chunk_nodes)`: the decoder as the blocking client runs it on a
-/// large body (parsed on another thread in chunks of `chunk_nodes` nodes while this thread
-/// builds), for tests: small chunks put chunk boundaries everywhere.
+/// The decoder as the blocking client runs it on a large body: parsed on another thread in
+/// chunks of ``chunk_nodes`` nodes while this thread builds. For tests (small chunks put
+/// chunk boundaries everywhere); not public API.
 #[pyfunction]
 pub fn _loads_chunked<'py>(py: Python<'py>, data: &[u8], chunk_nodes: usize) -> PyResult<Bound<'py, PyAny>> {
     let spawn = |parse: Box<dyn FnOnce() + Send>| drop(std::thread::spawn(parse));

@@ -6,10 +6,10 @@ use crate::blocking::run_job;
 use crate::bridge::Awaitable;
 use crate::job::Job;
 
-/// `_panic(where)`: a test hook that panics inside the native module, to show that a panic
-/// is a `MonapiError` and never takes the interpreter down. `where` is `"call"` (the future
-/// of a blocking call), `"convert"` (building its result), `"async"` (the future of an
-/// awaited call) or `"async_convert"`; the async ones return an awaitable. Not public API.
+/// A test hook that panics inside the native module, to show that a panic is a
+/// ``MonapiError`` and never takes the interpreter down. ``where`` is ``"call"`` (the future
+/// of a blocking call), ``"convert"`` (building its result), ``"async"`` (the future of an
+/// awaited call) or ``"async_convert"``; the async ones return an awaitable. Not public API.
 #[pyfunction]
 pub fn _panic(py: Python<'_>, r#where: &str) -> PyResult<Py<PyAny>> {
     fn job(in_future: bool) -> Job<()> {

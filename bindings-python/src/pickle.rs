@@ -7,7 +7,8 @@ use pyo3::types::{PyDict, PyType};
 use crate::options;
 use crate::shared::Shared;
 
-/// `_restore(cls, state)`: rebuilds a pickled client (see `Client.__reduce__`).
+/// Rebuilds a pickled client of class ``cls`` from its ``state`` (what
+/// ``Client.__reduce__`` gives pickle). Not public API.
 #[pyfunction]
 pub fn _restore(cls: &Bound<'_, PyType>, state: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
     Ok(cls.call((), Some(state))?.unbind())

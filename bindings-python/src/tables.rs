@@ -202,6 +202,20 @@ macro_rules! tables_methods {
             ///     ``task_id``, ``task_name``, ``task_type``, ``frequency``, ``last_check_time``,
             ///     ``task_status``.
             ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> client.tables.service_tasks().num_rows
@@ -225,6 +239,20 @@ macro_rules! tables_methods {
             ///     ``threshold_result``, ``last_check_time``; null where the service left a
             ///     field out.
             ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> client.tables.site_tasks().to_pandas()[["task_id", "task_name", "frequency"]]
@@ -239,6 +267,20 @@ macro_rules! tables_methods {
             /// Table
             ///     ``monitor_id``, ``monitor_name``, ``isp_id``, ``isp_name``, ``location_code``,
             ///     ``location_name``, ``china_region``, ``world_region``; null where absent.
+            ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -260,6 +302,26 @@ macro_rules! tables_methods {
             /// -------
             /// Table
             ///     ``task_id``, ``series``, ``time``, ``metric``, ``value``.
+            ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` is not a whole number above 0, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            /// StoreError
+            ///     The client's store (``store=``) cannot be read or written.
             ///
             /// Examples
             /// --------
@@ -298,6 +360,26 @@ macro_rules! tables_methods {
             /// SiteTables
             ///     ``availability``, ``response_time`` and ``faults``.
             ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` or ``monitor`` is not a valid id, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            /// StoreError
+            ///     The client's store (``store=``) cannot be read or written.
+            ///
             /// Examples
             /// --------
             /// >>> availability, response_time, faults = client.tables.site_report(20001)
@@ -331,6 +413,26 @@ macro_rules! tables_methods {
             /// -------
             /// Table
             ///     ``task_id``, ``start_ms``, ``end_ms``, ``count``, ``percent``.
+            ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` is not a whole number above 0, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            /// StoreError
+            ///     The client's store (``store=``) cannot be read or written.
             ///
             /// Examples
             /// --------
@@ -385,6 +487,9 @@ macro_rules! tables_methods {
             ///     Some tasks failed (``errors="raise"``).
             /// ValidationError
             ///     A bad argument (nothing is sent).
+            /// MonapiError
+            ///     No token or no task list, before any report (:class:`AuthError`, :class:`ApiError`,
+            ///     :class:`TimeoutError` ...); a task that fails is one of the failures instead.
             ///
             /// Examples
             /// --------
@@ -415,9 +520,25 @@ macro_rules! tables_methods {
             /// The site reports of many tasks as one :class:`SiteTables`, fetched ``concurrency`` at
             /// a time (the same ``monitor`` for every task).
             ///
-            /// Parameters are those of :meth:`service_reports` and :meth:`site_report`;
-            /// ``task_ids`` ``None`` (default) is every site task (the site task list is read
-            /// first).
+            /// Parameters
+            /// ----------
+            /// task_ids : list of int or str, optional
+            ///     The tasks; ``None`` (default) is every site task (the site task list is read
+            ///     first).
+            /// start_date, end_date : datetime.date or str, optional
+            ///     The period, the same for every task.
+            /// monitor : int or str, optional
+            ///     ``None`` (every monitoring point and the average), ``0`` (the average) or a
+            ///     point's id, the same for every task.
+            /// concurrency : int, optional
+            ///     Tasks fetched at once, 1 to 256 (default 8, the core's).
+            /// progress : bool or callable, optional
+            ///     ``True``: a tqdm bar; a callable receives a :class:`monapi.types.Progress` dict
+            ///     at the start and after each task (as for :meth:`service_reports`).
+            /// errors : {"raise", "collect"}, default "raise"
+            ///     When tasks fail: ``"raise"`` a :class:`PartialResultError` carrying the tables of
+            ///     the others and the failures; ``"collect"``: return the tables, with the failures
+            ///     in its ``failures``.
             ///
             /// Returns
             /// -------
@@ -428,6 +549,11 @@ macro_rules! tables_methods {
             /// ------
             /// PartialResultError
             ///     Some tasks failed (``errors="raise"``).
+            /// ValidationError
+            ///     A bad argument (nothing is sent).
+            /// MonapiError
+            ///     No token or no task list, before any report (:class:`AuthError`, :class:`ApiError`,
+            ///     :class:`TimeoutError` ...); a task that fails is one of the failures instead.
             ///
             /// Examples
             /// --------

@@ -1,5 +1,7 @@
 """Checks monapi/_native.pyi against the loaded monapi._native, in both directions: every
-name, every class member, every signature (parameter names, kinds and defaults).
+name, every class member, every signature (parameter names, kinds and defaults), and every
+docstring (the module's ``__doc__``, which scripts/gen-stub-docs.py writes into the stub); and
+that every class and function of the package's Python modules has a docstring.
 
 Run by the test suite (test_stubs.py) and on its own: `python tests/python/stubcheck.py`.
 """
@@ -12,6 +14,7 @@ import inspect
 import pathlib
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import monapi._native as native
@@ -34,6 +37,10 @@ PROTOCOL = {
 }
 
 _KINDS = inspect.Parameter
+# The writer of the stub's docstrings, whose check this one runs (a script, not a package).
+_GEN_STUB_DOCS = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "gen-stub-docs.py"
+# The package's modules written in Python (the generated _answers.py documents itself).
+_PYTHON_MODULES = ("__init__.py", "_token.py", "errors.py", "tables.py", "testing.py", "types.py")
 
 
 def stub_path() -> pathlib.Path:
@@ -70,6 +77,37 @@ def _runtime_params(obj: Any) -> list[tuple[str, Any, object]]:
     if params and params[0].name in ("self", "cls"):
         params = params[1:]
     return [(p.name, p.kind, p.default) for p in params]
+
+
+def _docstring_problems(stub: pathlib.Path) -> list[str]:
+    spec = importlib.util.spec_from_file_location("gen_stub_docs", _GEN_STUB_DOCS)
+    assert spec is not None and spec.loader is not None
+    gen_stub_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_stub_docs)
+    problems: list[str] = gen_stub_docs.check(stub, native)
+    return problems
+
+
+def _undocumented_python(package: pathlib.Path) -> list[str]:
+    """Classes and functions of the Python modules without a docstring (a class's docstring
+    documents its constructor)."""
+    problems = []
+    for module in _PYTHON_MODULES:
+        tree = ast.parse((package / module).read_text(encoding="utf-8"))
+        for name, node in _definitions(tree.body):
+            if ast.get_docstring(node) is None and node.name not in ("__init__", "__new__"):
+                problems.append(f"{module}: {name} has no docstring")
+    return problems
+
+
+def _definitions(
+    body: list[ast.stmt], prefix: str = ""
+) -> Iterator[tuple[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for node in body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + node.name, node
+            if isinstance(node, ast.ClassDef):
+                yield from _definitions(node.body, f"{prefix}{node.name}.")
 
 
 def _is_property(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -127,6 +165,8 @@ def check() -> list[str]:
             annotation = ast.unparse(node.annotation).split("[")[0]
             if type(value).__name__ != annotation:
                 problems.append(f"{name}: annotated {annotation}, is {type(value).__name__}")
+    problems += _docstring_problems(stub_path())
+    problems += _undocumented_python(stub_path().parent)
     return problems
 
 

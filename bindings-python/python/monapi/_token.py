@@ -28,6 +28,7 @@ class Token(dict[str, Any]):
     __slots__ = ()
 
     def __repr__(self) -> str:
+        """``<monapi.Token bearer, expires ...>``: its type and expiry, never a secret."""
         expires_at = self.get("expires_at")
         if isinstance(expires_at, int):
             when = datetime.datetime.fromtimestamp(expires_at, tz=datetime.UTC)
@@ -46,4 +47,5 @@ class _Redacted(str):
     __slots__ = ()
 
     def __repr__(self) -> str:
+        """``'[redacted]'``, whatever the secret."""
         return "'[redacted]'"

@@ -4,21 +4,30 @@ Every exception is a :class:`MonapiError` and carries the fields a caller branch
 pickle with their fields (so they cross process boundaries in multiprocessing, Dask or Ray),
 and their text never holds a secret (tokens, password, its MD5, client secret).
 
-=========================  =================================================================
-Class                      When
-=========================  =================================================================
-``InvalidClientError``     the token endpoint refused ``client_id``/``client_secret``
-``InvalidGrantError``      it refused the username/password, or the refresh token
-``AuthError``              another authentication failure (base of the two above)
-``ApiError``               the service answered with an error (``status_code``, ``code``)
-``PartialCreateError``     some tasks of a create batch failed; the others were created
-``PartialResultError``     some tasks of a bulk call or sync failed; ``.table`` has the rest
-``ValidationError``        an argument breaks a rule; nothing was sent (also ``ValueError``)
-``TimeoutError``           no complete answer in time (also the builtin ``TimeoutError``)
-``ConnectionError``        no connection, or it broke (also the builtin ``ConnectionError``)
-``DecodeError``            the answer is not the JSON the operation returns
-``StoreError``             the local store could not be read or written (also ``OSError``)
-=========================  =================================================================
+Classes
+-------
+InvalidClientError
+    The token endpoint refused ``client_id``/``client_secret``.
+InvalidGrantError
+    It refused the username/password, or the refresh token.
+AuthError
+    Another authentication failure (base of the two above).
+ApiError
+    The service answered with an error (``status_code``, ``code``).
+PartialCreateError
+    Some tasks of a create batch failed; the others were created.
+PartialResultError
+    Some tasks of a bulk call or sync failed; ``.table`` has the rest.
+ValidationError
+    An argument breaks a rule; nothing was sent (also a ``ValueError``).
+TimeoutError
+    No complete answer in time (also the builtin ``TimeoutError``).
+ConnectionError
+    No connection, or it broke (also the builtin ``ConnectionError``).
+DecodeError
+    The answer is not the JSON the operation returns.
+StoreError
+    The local store could not be read or written (also an ``OSError``).
 
 Examples
 --------
@@ -56,6 +65,14 @@ class MonapiError(Exception):
     ``str(error)`` says what went wrong and what to do; the fields of the subclasses say
     it for code. An internal error (a bug in monapi) is raised as a plain ``MonapiError``.
 
+    monapi raises them; code rarely makes one. Each class takes its text, then its
+    attributes as keywords.
+
+    Parameters
+    ----------
+    text : str, default ""
+        The message, ``str(error)``.
+
     Examples
     --------
     >>> try:
@@ -68,10 +85,12 @@ class MonapiError(Exception):
         super().__init__(text)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle support: the class, the text and the fields."""
         # Rebuilt as cls(text) and then given its fields back: pickle round-trips.
         return (type(self), self.args[:1], dict(self.__dict__))
 
     def __setstate__(self, state: dict[str, Any] | None) -> None:
+        """Pickle support: gives an unpickled error its fields back."""
         self.__dict__.update(state or {})
 
 

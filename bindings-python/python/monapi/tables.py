@@ -47,6 +47,7 @@ class SiteTables:
     failures: list[tuple[int, MonapiError]] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[Table]:
+        """The three tables in order: ``availability, response_time, faults = site``."""
         return iter((self.availability, self.response_time, self.faults))
 
 
@@ -59,6 +60,8 @@ class _ProgressBar:
         self._bar: Any = None
 
     def __call__(self, progress: Progress) -> None:
+        """Moves the bar to ``progress``, made at the first call and closed after the last
+        task."""
         if self._bar is None:
             self._bar = self._tqdm(total=progress["total"], unit="task", desc="monapi")
         self._bar.update(progress["done"] - self._bar.n)
@@ -68,6 +71,7 @@ class _ProgressBar:
 
 
 def _progress_bar() -> _ProgressBar:
+    """The bar of ``progress=True``, or an ``ImportError`` naming the extra to install."""
     try:
         from tqdm.auto import tqdm
     except ImportError as error:

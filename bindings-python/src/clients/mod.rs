@@ -206,6 +206,10 @@ macro_rules! client_methods {
             ///     The service refused ``client_id``/``client_secret``.
             /// InvalidGrantError
             ///     The service refused the username or password.
+            /// TimeoutError
+            ///     The token endpoint gave no complete answer within ``timeout``.
+            /// ConnectionError
+            ///     The token endpoint could not be reached, or the connection broke.
             ///
             /// Examples
             /// --------
@@ -230,6 +234,10 @@ macro_rules! client_methods {
             ///     There is no token to refresh yet (log in first).
             /// InvalidGrantError
             ///     The service refused the refresh token.
+            /// TimeoutError
+            ///     The token endpoint gave no complete answer within ``timeout``.
+            /// ConnectionError
+            ///     The token endpoint could not be reached, or the connection broke.
             ///
             /// Examples
             /// --------
@@ -319,6 +327,17 @@ macro_rules! client_methods {
             /// ------
             /// ValidationError
             ///     The method, path, params or form break a rule (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a GET is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not JSON.
             ///
             /// Examples
             /// --------
@@ -336,8 +355,8 @@ macro_rules! client_methods {
                 <$mode>::finish(py, "request", self.shared.raw(py, request, <$mode>::PARSE))
             }
 
-            /// Close the client: later calls raise, and its connections are released once the
-            /// calls and iterators still using them are done.
+            /// Close the client: later calls raise :class:`MonapiError` ("the client is closed"), and
+            /// its connections are released once the calls and iterators still using them are done.
             ///
             /// Examples
             /// --------
@@ -360,6 +379,9 @@ macro_rules! client_methods {
                 self.shared.repr(stringify!($class))
             }
 
+            /// Pickle support: the client's settings and current token, secrets included (the
+            /// ``repr`` of the state hides them); ``on_token`` is left out. Unpickled, it is a new
+            /// client of the same account.
             fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                 pickle::reduce(slf.py(), slf.as_any(), &slf.get().shared)
             }
@@ -368,10 +390,14 @@ macro_rules! client_methods {
 }
 
 client_methods!(Client, Blocking, Py<PyAny>, Tables, TaskIterator, {
+    /// The client itself, for ``with monapi.Client() as client:``; the block's end closes
+    /// it.
     fn __enter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
 
+    /// Close the client (:meth:`close`) at the end of a ``with`` block; an exception of the
+    /// block goes on.
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
         self.shared.close();
@@ -380,10 +406,14 @@ client_methods!(Client, Blocking, Py<PyAny>, Tables, TaskIterator, {
 });
 
 client_methods!(AsyncClient, Async, Awaitable, AsyncTables, AsyncTaskIterator, {
+    /// An awaitable of the client itself, for ``async with monapi.AsyncClient() as
+    /// client:``; the block's end closes it.
     fn __aenter__(slf: &Bound<'_, Self>) -> Awaitable {
         Awaitable::ready("__aenter__", Ok(slf.clone().into_any().unbind()))
     }
 
+    /// Close the client (:meth:`close`) at the end of an ``async with`` block; an exception
+    /// of the block goes on.
     #[pyo3(signature = (*_exc))]
     fn __aexit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> Awaitable {
         self.shared.close();

@@ -32,6 +32,24 @@ macro_rules! report_methods {
             ///     One series per key (e.g. ``"apache_rps"``), each a list of records whose
             ///     values are strings, as sent.
             ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` is not a whole number above 0, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> import datetime
@@ -72,6 +90,24 @@ macro_rules! report_methods {
             ///     Keyed by monitoring-point id (``"0"`` is the average), each with ``name``,
             ///     ``uprate``, ``fault`` and ``resptime``, as sent.
             ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` or ``monitor`` is not a valid id, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> average = client.site_report(20001, monitor=0)["0"]
@@ -109,6 +145,24 @@ macro_rules! report_methods {
             ///     Keyed by bucket lower bound, each ``{"start", "end", "count", "percent"}``
             ///     (milliseconds; numbers and strings as sent).
             ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` is not a whole number above 0, a date is not ``"YYYY-MM-DD"``, or
+            ///     ``start_date`` is after ``end_date`` (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> buckets = client.response_time_distribution(20001, start_date="2026-11-01")
@@ -134,9 +188,10 @@ macro_rules! report_methods {
             ///
             /// Task-days the store already holds (whole: their files' footers are checked) are
             /// not fetched; a task's missing days are fetched in runs of consecutive days (at
-            /// most 10 days each), one request each, and written as they come. The arguments are checked, a token is
-            /// obtained and the task lists are read before any report is asked for. Ctrl-C stops
-            /// the call; what was written stays, and the next sync goes on from there.
+            /// most 10 days each), one request each, and written as they come. The arguments are
+            /// checked, a token is obtained and the task lists are read before any report is
+            /// asked for. Ctrl-C stops the call; what was written stays, and the next sync goes on
+            /// from there.
             ///
             /// Parameters
             /// ----------
@@ -181,6 +236,10 @@ macro_rules! report_methods {
             ///     The client has no store, or an argument breaks a rule (nothing is fetched).
             /// StoreError
             ///     The store cannot be read or written.
+            /// MonapiError
+            ///     The token or the task lists could not be obtained, before any report was asked
+            ///     for (:class:`AuthError`, :class:`ApiError`, :class:`TimeoutError` ...); a report
+            ///     that fails is one of the ``failures`` instead.
             ///
             /// Examples
             /// --------

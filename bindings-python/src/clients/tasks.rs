@@ -47,6 +47,18 @@ macro_rules! task_methods {
             ///     ``rule``); ``index`` and ``field`` are the first one's.
             /// PartialCreateError
             ///     Some tasks failed (``failed_indices``); all the others were created.
+            /// ApiError
+            ///     The service refused the batch with another error.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``. The batch is never sent twice: once sent,
+            ///     some of its tasks may have been created.
+            /// ConnectionError
+            ///     No connection, or it broke; once the batch was sent, as for a timeout.
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -94,6 +106,18 @@ macro_rules! task_methods {
             /// PartialCreateError
             ///     Some tasks failed (``failed_indices``); all the others were created. The batch
             ///     is never sent twice.
+            /// ApiError
+            ///     The service refused the batch with another error.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``. The batch is never sent twice: once sent,
+            ///     some of its tasks may have been created.
+            /// ConnectionError
+            ///     No connection, or it broke; once the batch was sent, as for a timeout.
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -123,6 +147,22 @@ macro_rules! task_methods {
             ///     Tasks with ``task_id``, ``task_name``, ``task_type``, ``frequency``,
             ///     ``last_check_time`` and ``task_status``, as sent (ids are strings).
             ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``page`` is not a whole number from 1 (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> tasks = client.service_tasks(page=1)
@@ -149,6 +189,16 @@ macro_rules! task_methods {
             /// TaskIterator
             ///     An iterator of task dicts.
             ///
+            /// Raises
+            /// ------
+            /// DecodeError
+            ///     While iterating: a page is neither a list nor empty.
+            /// RuntimeError
+            ///     While iterating: the iterator is already fetching a page elsewhere (iterate it
+            ///     from one place at a time).
+            /// MonapiError
+            ///     While iterating: the errors of :meth:`service_tasks`, when it fetches a page.
+            ///
             /// Examples
             /// --------
             /// >>> names = [task["task_name"] for task in client.iter_service_tasks()]
@@ -170,6 +220,22 @@ macro_rules! task_methods {
             ///     ``frequency``, ``task_status``, ``last_resp_time``, ``last_check_time`` ... as
             ///     sent (ids are strings); a page the service sends as an object keyed by task id
             ///     stays one (:meth:`iter_site_tasks` and ``tables.site_tasks()`` read both).
+            ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``page`` is not a whole number from 1 (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -194,6 +260,16 @@ macro_rules! task_methods {
             /// TaskIterator
             ///     An iterator of task dicts.
             ///
+            /// Raises
+            /// ------
+            /// DecodeError
+            ///     While iterating: a page is neither a list nor empty.
+            /// RuntimeError
+            ///     While iterating: the iterator is already fetching a page elsewhere (iterate it
+            ///     from one place at a time).
+            /// MonapiError
+            ///     While iterating: the errors of :meth:`site_tasks`, when it fetches a page.
+            ///
             /// Examples
             /// --------
             /// >>> ids = [int(task["task_id"]) for task in client.iter_site_tasks()]
@@ -211,7 +287,25 @@ macro_rules! task_methods {
             /// Returns
             /// -------
             /// dict
-            ///     As sent.
+            ///     As sent: ``task_id``, ``task_name``, ``frequency`` ... and the monitoring points
+            ///     it uses.
+            ///
+            /// Raises
+            /// ------
+            /// ValidationError
+            ///     ``task_id`` is not a whole number above 0 (nothing is sent).
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``),
+            ///     e.g. for a task the account does not have.
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -234,6 +328,20 @@ macro_rules! task_methods {
             ///     Points with ``monitor_id``, ``monitor_name``, ``isp_name``, ``location_name``
             ///     ... as sent (a list, or an object keyed by id).
             ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> {p["monitor_id"]: p["monitor_name"] for p in client.monitors()}["1"]
@@ -253,6 +361,20 @@ macro_rules! task_methods {
             /// list of dict or dict
             ///     Users with ``user_id``, ``user_email``, ``user_name``, ``user_status``,
             ///     ``role_id``, ``organization`` ... as sent.
+            ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------
@@ -274,6 +396,20 @@ macro_rules! task_methods {
             ///     Groups with ``organization_id``, ``organization_name``,
             ///     ``parent_organization_id``, ``user_num``, as sent.
             ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
+            ///
             /// Examples
             /// --------
             /// >>> [g["organization_name"] for g in client.user_groups()][:1]
@@ -292,6 +428,20 @@ macro_rules! task_methods {
             /// -------
             /// dict
             ///     ``{agent_id: {"name", "agentUrl": {"windows", "linux"}, "plugin": [...]}}``.
+            ///
+            /// Raises
+            /// ------
+            /// ApiError
+            ///     The service answered with an error (``status_code``, ``code``, ``message``).
+            /// AuthError
+            ///     The service refused the credentials (:class:`InvalidClientError`,
+            ///     :class:`InvalidGrantError`).
+            /// TimeoutError
+            ///     No complete answer within ``timeout``.
+            /// ConnectionError
+            ///     No connection, or it broke (a read is retried ``max_retries`` times first).
+            /// DecodeError
+            ///     The answer is not the JSON the operation returns.
             ///
             /// Examples
             /// --------

@@ -85,11 +85,19 @@ impl Emulator {
     /// Fix its clock at ``now`` (as the ``now`` option takes it), or with ``None`` make it
     /// follow the system clock, from the next request on.
     ///
+    /// Parameters
+    /// ----------
+    /// now : datetime or str or None
+    ///     An aware ``datetime``, RFC 3339 text, or a local date and time in its
+    ///     ``timezone`` such as ``"2026-11-01 10:02"``; ``None``: the system clock.
+    ///
     /// Raises
     /// ------
     /// ValidationError
     ///     ``now`` is before 00:00 of the day its task lists were built for (its clock's day
     ///     at start; their last checks would come after it), or not an instant.
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -100,7 +108,25 @@ impl Emulator {
         self.with(|e| e.set_now(now))?.map_err(|e| refused(py, e))
     }
 
-    /// Fix its clock ``seconds`` later than its reading; returns the new reading.
+    /// Fix its clock ``seconds`` later than its reading.
+    ///
+    /// Parameters
+    /// ----------
+    /// seconds : float
+    ///     How far to move it, 0 to 4294967295 seconds.
+    ///
+    /// Returns
+    /// -------
+    /// datetime
+    ///     The new reading, an aware ``datetime`` in UTC (as :attr:`now`).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``seconds`` is negative, NaN or too large, or the clock would pass the last
+    ///     instant it can read (nothing changes).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------

@@ -14,6 +14,14 @@ impl Emulator {
     /// Parameters
     /// ----------
     /// seconds : float
+    ///     The lifetime, 0 to 4294967295 seconds (about 136 years).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``seconds`` is negative, NaN or too large (nothing changes).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -29,6 +37,14 @@ impl Emulator {
     /// Parameters
     /// ----------
     /// seconds : float
+    ///     The delay, 0 to 2147483.647 seconds (about 24.9 days).
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     ``seconds`` is negative, NaN or too large (nothing changes).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -70,6 +86,8 @@ impl Emulator {
     /// ValidationError
     ///     A share outside 0.0 to 1.0 (or NaN), or an unknown fault in ``next``; ``field``
     ///     names it (``"error_503"``, ``"next"``).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -141,6 +159,8 @@ impl Emulator {
     /// ------
     /// ValidationError
     ///     ``past_end_page`` is not one of the four names (``field`` is ``"past_end_page"``).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -170,6 +190,11 @@ impl Emulator {
 
     /// Make every access token issued so far expire now (refresh tokens stay valid).
     ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
+    ///
     /// Examples
     /// --------
     /// >>> emulator.expire_tokens()
@@ -178,6 +203,11 @@ impl Emulator {
     }
 
     /// Make every refresh token invalid: the next refresh gets ``invalid_grant``.
+    ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -189,6 +219,11 @@ impl Emulator {
     /// Make every refresh token issued so far expire now: the next refresh gets
     /// ``invalid_grant``, "Refresh token has expired".
     ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
+    ///
     /// Examples
     /// --------
     /// >>> emulator.expire_refresh_tokens()
@@ -199,6 +234,11 @@ impl Emulator {
     /// Back to the state at start: counters zero, knobs as started (no faults, no quirks, the
     /// clock as configured), created tasks gone, every token revoked, no site failing, every
     /// removed task back.
+    ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------

@@ -91,6 +91,13 @@ impl Drop for Running {
 ///     and time such as ``"2026-11-01 10:02"``): no report has a check after it, and "today"
 ///     is its day. The system clock by default. See :meth:`set_now`.
 ///
+/// Raises
+/// ------
+/// ValidationError
+///     A setting is out of its range or malformed (``field`` names it).
+/// RuntimeError
+///     The emulator could not start (no free port, no thread).
+///
 /// Examples
 /// --------
 /// >>> from monapi.testing import Emulator
@@ -239,9 +246,10 @@ impl Emulator {
     /// Examples
     /// --------
     /// >>> with Emulator(tls=True) as emulator:
-    /// ...     client = monapi.Client(base_url=emulator.base_url, ca_bundle=emulator.ca_pem.encode(),
-    /// ...                            client_id=emulator.client_id, client_secret=emulator.client_secret,
-    /// ...                            username=emulator.username, password=emulator.password)
+    /// ...     client = monapi.Client(
+    /// ...         base_url=emulator.base_url, ca_bundle=emulator.ca_pem.encode(),
+    /// ...         client_id=emulator.client_id, client_secret=emulator.client_secret,
+    /// ...         username=emulator.username, password=emulator.password)
     #[getter]
     fn ca_pem(&self) -> Option<String> {
         self.ca.as_ref().map(|(pem, _)| pem.clone())
@@ -339,6 +347,15 @@ impl Emulator {
     /// Returns
     /// -------
     /// Client
+    ///     A client of ``base_url`` with the demo credentials (trusting its CA with
+    ///     ``tls=True``), the overrides applied.
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     An override breaks a rule of the client's settings (nothing is sent).
+    /// TypeError
+    ///     An override is not a keyword of the client, or has a type it never takes.
     ///
     /// Examples
     /// --------
@@ -361,6 +378,14 @@ impl Emulator {
     /// Returns
     /// -------
     /// AsyncClient
+    ///     As :meth:`client`, for asyncio.
+    ///
+    /// Raises
+    /// ------
+    /// ValidationError
+    ///     An override breaks a rule of the client's settings (nothing is sent).
+    /// TypeError
+    ///     An override is not a keyword of the client, or has a type it never takes.
     ///
     /// Examples
     /// --------
@@ -382,10 +407,13 @@ impl Emulator {
         py.detach(move || drop(running));
     }
 
+    /// The emulator itself, for ``with Emulator() as emulator:``; the block's end stops it.
     fn __enter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
 
+    /// Stop the emulator (:meth:`stop`) at the end of a ``with`` block; an exception of the
+    /// block goes on.
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> bool {
         self.stop(py);

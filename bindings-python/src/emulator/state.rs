@@ -23,6 +23,11 @@ impl Emulator {
     ///     accepted (over HTTPS too, even when the client refused the certificate), and
     ///     ``peak_in_progress`` the most API requests in progress at once.
     ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
+    ///
     /// Examples
     /// --------
     /// >>> emulator.counters()["token_refresh"]
@@ -38,6 +43,12 @@ impl Emulator {
     /// Returns
     /// -------
     /// list of dict
+    ///     One dict per task created through this emulator.
+    ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -53,6 +64,12 @@ impl Emulator {
     /// Returns
     /// -------
     /// list of dict
+    ///     One dict per task created through this emulator.
+    ///
+    /// Raises
+    /// ------
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -85,6 +102,8 @@ impl Emulator {
     /// ------
     /// ValidationError
     ///     ``task_id`` is not one of its site tasks (``field`` is ``"task_id"``).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -117,6 +136,8 @@ impl Emulator {
     /// ------
     /// ValidationError
     ///     ``task_id`` is not one of its site tasks.
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -150,6 +171,8 @@ impl Emulator {
     /// ------
     /// ValidationError
     ///     ``task_id`` is not one of its seeded tasks (``field`` is ``"task_id"``).
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
@@ -178,6 +201,8 @@ impl Emulator {
     /// ------
     /// ValidationError
     ///     ``task_id`` is not one of its seeded tasks.
+    /// RuntimeError
+    ///     The emulator is stopped.
     ///
     /// Examples
     /// --------
