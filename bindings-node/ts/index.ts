@@ -7,14 +7,11 @@
  * exactly as the service sent them. Every failure is a {@link MonapiError} with a stable
  * `code`.
  *
+ * @packageDocumentation
  * @example
- * ```js
  * import { Client } from 'monapi'
  * const client = new Client() // MONAPI_BASE_URL, MONAPI_CLIENT_ID, ... from the environment
  * for await (const task of client.iterServiceTasks()) console.log(task.task_id, task.task_name)
- * ```
- *
- * @packageDocumentation
  */
 
 import { fromNative } from './lib/errors.js'
@@ -44,10 +41,22 @@ export type * from './lib/options.js'
 export type * from './lib/rows.js'
 export type * from './lib/sync.js'
 
-/** Records per page of the service task list (50). */
+/**
+ * Records per page of the service task list (50).
+ *
+ * @example
+ * const tasks = await client.serviceTasks({ page: 2 })
+ * const last = tasks.length < PAGE_SIZE // a short page is the last one
+ */
 export const PAGE_SIZE: number = native.PAGE_SIZE
 
-/** The package version (the Cargo workspace version). */
+/**
+ * The package version (the Cargo workspace version).
+ *
+ * @example
+ * import { VERSION } from 'monapi'
+ * console.log(VERSION) // e.g. '0.1.0'
+ */
 export const VERSION: string = native.version()
 
 // Not public API: the test suite reaches the native module's panic hooks through this.

@@ -93,8 +93,13 @@ function savedToken(value: unknown): string | undefined {
  * one; set `MONAPI_NODE_THREADS` to change it); answers are parsed with `JSON.parse` on the
  * main thread.
  *
+ * A call rejects with a {@link MonapiError}: with a code its method names, or any of these:
+ * `INVALID_INPUT` (an argument of the wrong type or breaking a rule, or the client closed:
+ * nothing sent), `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `AUTH_ERROR` (the login or token
+ * renewal it needed failed), `API_ERROR` (the service's error: `status`, `apiCode`), `CONNECTION`,
+ * `TIMEOUT`, `DECODE` (not the JSON expected), `ABORTED` (its `signal`), `INTERNAL` (a bug).
+ *
  * @example
- * ```js
  * import { Client } from 'monapi'
  * const client = new Client({
  *   baseUrl: 'https://api.example.com',
@@ -105,7 +110,6 @@ function savedToken(value: unknown): string | undefined {
  * })
  * const agents = await client.agents()
  * await client.close()
- * ```
  */
 export class Client {
   #native: native.NativeClient
@@ -115,11 +119,10 @@ export class Client {
    * Builds a client; no request is made. Options not given are read from the `MONAPI_*`
    * environment variables.
    *
-   * @throws {MonapiError} `INVALID_INPUT` naming the option at fault.
+   * @param options_ - The settings and the package's own options.
+   * @throws {@link MonapiError}: `INVALID_INPUT` naming the option at fault (unknown, missing, bad).
    * @example
-   * ```js
    * const client = new Client({ timeoutMs: 5000, onToken: (token) => save(token) })
-   * ```
    */
   constructor(options_?: ClientOptions) {
     const given = options(options_, 'options', CLIENT_OPTIONS)
@@ -152,10 +155,8 @@ export class Client {
    * The calls that return the service's data as typed tables ({@link Tables}).
    *
    * @example
-   * ```js
    * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01' })
    * const values = report.column('value') // Float64Array
-   * ```
    */
   get tables(): Tables {
     return this.#tables
@@ -164,10 +165,9 @@ export class Client {
   /**
    * The service's time zone ({@link ClientOptions.timezone}), e.g. `+08:00`.
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` once the client is closed.
    * @example
-   * ```js
    * console.log(client.timezone) // '+08:00'
-   * ```
    */
   get timezone(): string {
     return invokeSync(() => this.#native.timezone)
@@ -182,10 +182,8 @@ export class Client {
    * The current token, or `null` before the first login (and after `close()`).
    *
    * @example
-   * ```js
    * await client.login()
    * fs.writeFileSync('token.json', JSON.stringify(client.token))
-   * ```
    */
   get token(): Token | null {
     if (this.#native.closed) return null
@@ -197,9 +195,7 @@ export class Client {
    * The service's base URL.
    *
    * @example
-   * ```js
    * console.log(client.baseUrl) // 'http://127.0.0.1:8080'
-   * ```
    */
   get baseUrl(): string {
     return this.#native.baseUrl
@@ -209,9 +205,7 @@ export class Client {
    * Whether {@link Client.close} was called.
    *
    * @example
-   * ```js
    * await client.close(); console.log(client.closed) // true
-   * ```
    */
   get closed(): boolean {
     return this.#native.closed
@@ -221,12 +215,13 @@ export class Client {
    * Logs in with the password grant now and resolves with the new token. (Not needed before
    * other calls: the first call logs in by itself.)
    *
-   * @throws {MonapiError} `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `INVALID_INPUT` (no password).
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns The new {@link Token}, which the client uses from now on (and `onToken` receives).
+   * @throws {@link MonapiError}: `AUTH_INVALID_CLIENT`, `AUTH_INVALID_GRANT`, `INVALID_INPUT` (no
+   *   password); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const token = await client.login()
    * console.log(`expires in ${token.expires_in} s`)
-   * ```
    */
   async login(options_?: CallOptions): Promise<Token> {
     const n = this.#open()
@@ -237,11 +232,12 @@ export class Client {
   /**
    * Gets a new token with the refresh grant now and resolves with it.
    *
-   * @throws {MonapiError} `AUTH_INVALID_GRANT` (refresh token refused), `INVALID_INPUT` (no token yet).
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns The new {@link Token}, which the client uses from now on (and `onToken` receives).
+   * @throws {@link MonapiError}: `AUTH_INVALID_GRANT` (refresh token refused), `INVALID_INPUT` (no
+   *   token yet); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const token = await client.refresh()
-   * ```
    */
   async refresh(options_?: CallOptions): Promise<Token> {
     const n = this.#open()
@@ -255,17 +251,18 @@ export class Client {
    * default of the Rust core's `ServerTask::new` (see {@link ServerTaskInput}). Never retried
    * once it may have reached the service.
    *
-   * @throws {MonapiError} `INVALID_INPUT` with `errors` (every problem: `index`, `field`,
-   *   `rule`) and the first one's `index` and `field`; `PARTIAL_CREATE` with
-   *   `failedIndex`/`failedIndices` when some lines failed (all others were created).
+   * @param tasks - The tasks, with the service's keys.
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns One {@link CreatedTask} (`task_id`) per task created, as the service sent them.
+   * @throws {@link MonapiError}: `INVALID_INPUT` with `errors` (every problem: `index`, `field`, `rule`)
+   *   and the first one's `index` and `field`; `PARTIAL_CREATE` with `failedIndex`/`failedIndices`
+   *   when some lines failed (all others were created); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const created = await client.createServerTasks([{
    *   server_name: 'web-01', private_ip: '192.168.1.10', server_ip: '203.0.113.10',
    *   server_systype: 0, frequency: 5, task_type: ['cpu', 'mem'],
    * }])
    * console.log(created[0].task_id)
-   * ```
    */
   async createServerTasks(tasks: ServerTaskInput[], options_?: CallOptions): Promise<CreatedTask[]> {
     const n = this.#open()
@@ -280,14 +277,16 @@ export class Client {
    * sent when a task breaks one, and the error lists every problem. A task's `password` never
    * appears in an error or a log line. Never sent twice once it may have reached the service.
    *
-   * @throws {MonapiError} `INVALID_INPUT` (with `errors`), `PARTIAL_CREATE` (`failedIndices`; the others were created).
+   * @param tasks - The tasks, with the service's keys.
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns One {@link CreatedTask} (`task_id`) per task created, as the service sent them.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (with `errors`), `PARTIAL_CREATE` (`failedIndices`;
+   *   the others were created); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const created = await client.createServiceTasks([
    *   { task_name: 'web', task_type: 'nginx', status_url: 'http://10.0.0.5/nginx_status' },
    *   { task_name: 'db', task_type: 'mysql', ip: '10.0.0.7', port: 3306, user: 'monitor', password: process.env.DB_PASSWORD },
    * ])
-   * ```
    */
   async createServiceTasks(tasks: ServiceTaskInput[], options_?: CallOptions): Promise<CreatedTask[]> {
     const n = this.#open()
@@ -299,11 +298,13 @@ export class Client {
   /**
    * One page (from 1) of the service task list; a page holds up to {@link PAGE_SIZE} tasks.
    *
+   * @param options_ - `page` (default 1), `signal`, `timeoutMs`.
+   * @returns The page's {@link ServiceTask}s as sent (every value a string); none past the last.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`page` below 1 or not whole); any code of a call
+   *   (see {@link Client}).
    * @example
-   * ```js
    * const firstPage = await client.serviceTasks()
    * const second = await client.serviceTasks({ page: 2 })
-   * ```
    */
   async serviceTasks(options_?: PageOptions): Promise<ServiceTask[]> {
     const n = this.#open()
@@ -317,13 +318,12 @@ export class Client {
    * first page with fewer than {@link PAGE_SIZE} tasks. An empty page, however the service
    * writes it (`[]`, `{}` or `null`), ends the iteration.
    *
-   * @throws {MonapiError} `DECODE` (with `endpoint`) when a page is neither a list nor empty.
+   * @param options_ - `signal` and `timeoutMs` of each page's request.
+   * @returns An async generator of every {@link ServiceTask}, as sent.
+   * @throws {@link MonapiError}: from the `next()` that fetches a page: `DECODE` (with `endpoint`) when
+   *   it is neither a list nor empty; any code of a call (see {@link Client}).
    * @example
-   * ```js
-   * for await (const task of client.iterServiceTasks()) {
-   *   console.log(task.task_id, task.task_type)
-   * }
-   * ```
+   * for await (const task of client.iterServiceTasks()) console.log(task.task_id, task.task_type)
    */
   async *iterServiceTasks(options_?: CallOptions): AsyncGenerator<ServiceTask, void, undefined> {
     yield* this.#pages<ServiceTask>('service', options_)
@@ -348,10 +348,12 @@ export class Client {
    * array or (as PHP's keyed arrays are sent) an object keyed by task id;
    * {@link Client.iterSiteTasks} and `tables.siteTasks()` read both.
    *
+   * @param options_ - `page` (default 1), `signal`, `timeoutMs`.
+   * @returns The page's {@link SiteTask}s ({@link Records}: an array, or an object by task id).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`page` below 1 or not whole); any code of a call
+   *   (see {@link Client}).
    * @example
-   * ```js
    * const sites = await client.siteTasks({ page: 1 })
-   * ```
    */
   async siteTasks(options_?: PageOptions): Promise<Records<SiteTask>> {
     const n = this.#open()
@@ -363,10 +365,12 @@ export class Client {
   /**
    * Every site task, page after page, by the rule of {@link Client.iterServiceTasks}.
    *
+   * @param options_ - `signal` and `timeoutMs` of each page's request.
+   * @returns An async generator of every {@link SiteTask}, as sent.
+   * @throws {@link MonapiError}: from the `next()` that fetches a page: `DECODE` (with `endpoint`) when
+   *   it is neither a list nor empty; any code of a call (see {@link Client}).
    * @example
-   * ```js
    * for await (const site of client.iterSiteTasks()) console.log(site.task_id, site.task_name)
-   * ```
    */
   async *iterSiteTasks(options_?: CallOptions): AsyncGenerator<SiteTask, void, undefined> {
     yield* this.#pages<SiteTask>('site', options_)
@@ -375,10 +379,12 @@ export class Client {
   /**
    * One site task's settings: the listed fields and the monitoring points it uses.
    *
+   * @param taskId - The site task's id.
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns Its {@link SiteTaskSettings}, as sent (`monitors`: the points it uses).
+   * @throws {@link MonapiError}: `API_ERROR` (e.g. an unknown task); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const site = await client.siteTask(20001)
-   * ```
    */
   async siteTask(taskId: Id, options_?: CallOptions): Promise<SiteTaskSettings> {
     const n = this.#open()
@@ -389,10 +395,11 @@ export class Client {
   /**
    * The monitoring points of the account (their ids key site reports), as sent.
    *
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns The {@link MonitorPoint}s ({@link Records}: an array, or an object by id).
+   * @throws {@link MonapiError}: any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const points = Object.values(await client.monitors())
-   * ```
    */
   async monitors(options_?: CallOptions): Promise<Records<MonitorPoint>> {
     const n = this.#open()
@@ -403,10 +410,11 @@ export class Client {
   /**
    * Every user of the account (their ids are what `alert_setting` names), as sent.
    *
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns The {@link User}s ({@link Records}: an array, or an object by user id).
+   * @throws {@link MonapiError}: any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const emails = Object.values(await client.users()).map((u) => u.user_email)
-   * ```
    */
   async users(options_?: CallOptions): Promise<Records<User>> {
     const n = this.#open()
@@ -417,10 +425,11 @@ export class Client {
   /**
    * The user groups of the account (their ids are what `organization` names), as sent.
    *
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns The {@link UserGroup}s ({@link Records}: an array, or an object by group id).
+   * @throws {@link MonapiError}: any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const groups = Object.values(await client.userGroups())
-   * ```
    */
   async userGroups(options_?: CallOptions): Promise<Records<UserGroup>> {
     const n = this.#open()
@@ -431,12 +440,13 @@ export class Client {
   /**
    * The collector agents, keyed by agent id, with their plugins.
    *
+   * @param options_ - `signal` and `timeoutMs`.
+   * @returns {@link Agents}: agent id to {@link Agent} (`name`, `agentUrl`, `plugin`), as sent.
+   * @throws {@link MonapiError}: any code of a call (see {@link Client}).
    * @example
-   * ```js
    * for (const [id, agent] of Object.entries(await client.agents())) {
    *   console.log(id, agent.name, agent.plugin.length)
    * }
-   * ```
    */
   async agents(options_?: CallOptions): Promise<Agents> {
     const n = this.#open()
@@ -447,12 +457,14 @@ export class Client {
   /**
    * The report of a service task over whole days (default: today).
    *
-   * @throws {MonapiError} `API_ERROR` (e.g. status 404 for an unknown task), `INVALID_INPUT` (bad dates).
+   * @param taskId - The service task's id.
+   * @param options_ - `startDate`, `endDate`, `signal`, `timeoutMs`.
+   * @returns The {@link ServiceReport} as sent: series name to its records; `[]` when empty.
+   * @throws {@link MonapiError}: `API_ERROR` (e.g. status 404 for an unknown task), `INVALID_INPUT`
+   *   (a bad id, a bad date, `startDate` after `endDate`); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const report = await client.serviceReport('10001', { startDate: '2026-11-01', endDate: new Date() })
    * for (const [series, records] of Object.entries(report)) console.log(series, records.length)
-   * ```
    */
   async serviceReport(taskId: Id, options_?: DateRangeOptions): Promise<ServiceReport> {
     const n = this.#open()
@@ -466,11 +478,14 @@ export class Client {
    * The report of a site task: availability, faults and response times per monitoring point.
    * `monitor` unset: all points (and the average `"0"`); `0`: only the average; `n`: point n.
    *
+   * @param taskId - The site task's id.
+   * @param options_ - `monitor`, the days, `signal`, `timeoutMs`.
+   * @returns The {@link SiteReport} as sent: point id to its {@link MonitoringPoint}.
+   * @throws {@link MonapiError}: `API_ERROR` (e.g. an unknown task), `INVALID_INPUT` (a bad id,
+   *   `monitor` or date); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const report = await client.siteReport(20001, { monitor: 0 })
    * console.log(report['0'].name, Object.keys(report['0'].uprate).length)
-   * ```
    */
   async siteReport(taskId: Id, options_?: SiteReportOptions): Promise<SiteReport> {
     const n = this.#open()
@@ -484,11 +499,14 @@ export class Client {
   /**
    * The response-time distribution of a site task over whole days (default: today).
    *
+   * @param taskId - The site task's id.
+   * @param options_ - `startDate`, `endDate`, `signal`, `timeoutMs`.
+   * @returns The {@link Distribution} as sent: bucket lower bound (ms) to its {@link Bucket}.
+   * @throws {@link MonapiError}: `API_ERROR` (e.g. an unknown task), `INVALID_INPUT` (a bad id or
+   *   date); any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const buckets = await client.responseTimeDistribution(20001, { startDate: '2026-11-20' })
    * for (const b of Object.values(buckets)) console.log(`${b.start}-${b.end} ms: ${b.percent} %`)
-   * ```
    */
   async responseTimeDistribution(taskId: Id, options_?: DateRangeOptions): Promise<Distribution> {
     const n = this.#open()
@@ -502,16 +520,17 @@ export class Client {
    * job runs: every settled day of the range (default: the last 30), for every task asked
    * (default: every task of the account) and every kind of table asked. Task-days the store
    * holds are not fetched; a task's missing days are fetched in runs of consecutive days (at
-   * most 10 days each), one request each, and written as they come. A run that fails is listed in `failures`, the
-   * others go on, and the next sync fetches it again. Input is checked, a token obtained and
-   * the task lists read before any report is asked for: a failure there rejects the call.
+   * most 10 days each), one request each, and written as they come. A run that fails is listed
+   * in `failures`, the others go on, and the next sync fetches it again. Input is checked, a
+   * token obtained and the task lists read before any report is asked for: a failure there rejects it.
    *
-   * @throws {MonapiError} `INVALID_INPUT` (no `store`, a task not in the account, bad kinds or
+   * @param options_ - What to sync (days, tasks, kinds) and how (`concurrency`, `onProgress`...).
+   * @returns The {@link SyncReport}: days covered, task-days counted, `failures`, `summary`.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (no `store`, a task not in the account, bad kinds or
    *   dates; nothing sent), `PARTIAL_RESULT` (unless `errors: 'collect'`) with `result` (the
    *   {@link SyncReport}) and `failures`, `STORE` (with `path`) when the store cannot be
-   *   read or written.
+   *   read or written; any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const client = new Client({ store: '/data/monapi' })
    * const report = await client.sync({
    *   startDate: '2026-11-01', kinds: ['service'], concurrency: 4, errors: 'collect',
@@ -519,7 +538,6 @@ export class Client {
    * })
    * console.log(report.summary)
    * for (const f of report.failures) console.error(f.taskId, f.start, f.end, f.error.message)
-   * ```
    */
   async sync(options_?: SyncOptions): Promise<SyncReport> {
     return runSync(this.#open(), options_)
@@ -531,12 +549,13 @@ export class Client {
    * token management, retries of reads and errors as the other methods. Resolves with the
    * answer's JSON exactly as the service sent it.
    *
-   * @throws {MonapiError} `INVALID_INPUT` (nothing sent) for a method other than GET or POST,
-   * a path that does not start with `/` or holds a host or query, or `access_token` given.
+   * @param options_ - `method`, `path`, `query`, `form`, `signal`, `timeoutMs`.
+   * @returns The answer's JSON, parsed ({@link JsonValue}).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (nothing sent) for a method other than GET or POST,
+   *   a path that does not start with `/` or holds a host or query, or `access_token` given;
+   *   `DECODE` for an answer that is not JSON; any code of a call (see {@link Client}).
    * @example
-   * ```js
    * const sites = await client.request({ method: 'GET', path: '/v2/site/lists.json', query: { page: 1 } })
-   * ```
    */
   async request(options_: RequestOptions): Promise<JsonValue> {
     const n = this.#open()
@@ -551,18 +570,18 @@ export class Client {
 
   /**
    * Releases the client: later calls reject with `INVALID_INPUT`, and `onToken` is not called
-   * again. Calls already in flight finish.
+   * again. Calls already in flight finish. Closing again does nothing.
    *
+   * @returns A Promise that resolves at once.
+   * @throws Never: closing cannot fail.
    * @example
-   * ```js
    * try { await client.agents() } finally { await client.close() }
-   * ```
    */
   async close(): Promise<void> {
     this.#native.close()
   }
 
-  /** What `console.log(client)` shows: never the token values, only whether there is one and when it expires. */
+  /** What `console.log(client)` shows: never the token values, only when it expires. @internal */
   [util.inspect.custom](depth: number, inspectOptions: util.InspectOptionsStylized, inspect = util.inspect): string {
     const n = this.#native
     const expiresAt = n.tokenExpiresAt()

@@ -20,11 +20,9 @@ export type * from './answers.js'
  * spreading, `console.dir(token)`, `util.inspect(token, { customInspect: false })`.
  *
  * @example
- * ```js
  * const token = await client.login()
  * console.log(token) // Token { token_type: 'bearer', expires_in: 3600, ..., access_token: '[redacted]', ... }
  * fs.writeFileSync('token.json', JSON.stringify(token)) // the full token, to resume with
- * ```
  */
 export interface Token {
   /** Sent as `access_token` with every call. A secret. */
@@ -49,16 +47,17 @@ export interface Token {
  * as the service's documentation types it.
  *
  * @example
- * ```js
  * const saved = { access_token: 'a1', expires_in: 3600, token_type: 'bearer', scope: null, refresh_token: 'r1' }
  * const client = new Client({ token: saved })
- * ```
  */
 export interface SavedToken {
   /** A secret. */
   access_token: string
+  /** Lifetime of the access token in seconds, when it was issued (a number or its digits). */
   expires_in: number | string
+  /** `"bearer"`. */
   token_type?: string
+  /** As the service sent it (`null`). */
   scope?: JsonValue
   /** A secret; without it the token cannot be refreshed. */
   refresh_token?: string | null
@@ -97,10 +96,30 @@ export type Indicator =
 /** User ids: one comma-separated string, a number, or a list. */
 export type Ids = string | number | Array<string | number>
 
-/** `alert_setting` of a server task; a field left out takes its default (no recipients, scope 3). */
+/**
+ * `alert_setting` of a server task; a field left out takes its default (no recipients, scope 3).
+ *
+ * @example
+ * const alert_setting = {
+ *   alert: { email: ['1001', '1002'], sms: '1001' },
+ *   scope: 4,
+ *   user_ids: '1001,1002',
+ * }
+ */
 export interface AlertSettingInput {
   /** Alert channels, each with the user ids that receive that kind of alert. */
-  alert?: { email?: Ids; sms?: Ids; msn?: Ids; gtalk?: Ids; remind?: Ids }
+  alert?: {
+    /** E-mail recipients. */
+    email?: Ids
+    /** SMS recipients. */
+    sms?: Ids
+    /** MSN recipients. */
+    msn?: Ids
+    /** Chat recipients. */
+    gtalk?: Ids
+    /** Recipients of repeated (continuous) alerts. */
+    remind?: Ids
+  }
   /** `1` all enterprise users, `2` a user group, `3` only the creator (default), `4` selected users. */
   scope?: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
   /** The user group; required when `scope` is 2. */
@@ -119,8 +138,15 @@ export interface AlertSettingInput {
  * A key the service does not know is refused (a misspelt field would otherwise take its
  * default unnoticed). The SDK checks every rule of the service before sending and names every
  * problem (`err.errors`).
+ *
+ * @example
+ * const [created] = await client.createServerTasks([{
+ *   server_name: 'db-01', private_ip: '10.0.0.7', server_ip: '203.0.113.7',
+ *   server_systype: 'linux', frequency: 10, task_type: ['cpu', 'mem'],
+ * }])
  */
 export interface ServerTaskInput {
+  /** The server's name. */
   server_name: string
   /** The server's IP address (IPv4 or IPv6). */
   private_ip: string
@@ -136,6 +162,7 @@ export interface ServerTaskInput {
   snmp_v?: Flag | 'v2c' | 'v3'
   /** Community (default `public`). */
   snmp_comm?: string
+  /** SNMP v3 user. */
   snmp_user?: string
   /** A secret: never printed by the SDK. */
   snmp_pass?: string
@@ -145,6 +172,7 @@ export interface ServerTaskInput {
   use_agent?: Flag | boolean
   /** `plugin_task_uselist_id` values from {@link Client.agents}. */
   plugin_task_uselist_id?: Ids
+  /** Who gets alerts, by which channel (default: the creator only). */
   alert_setting?: AlertSettingInput
   /** Indicators to monitor (default: every one the system type allows); each must be allowed for it. */
   task_type?: Indicator[] | Indicator
@@ -180,18 +208,31 @@ export type ServiceType =
  * Alerts: `alert_setting` (as a server task's; default: the creator only) or, without alerts,
  * `open_scope` with `organization` (scope 2) or `user_ids` (scope 4). The SDK checks every rule
  * before sending and names every problem (`err.errors`).
+ *
+ * @example
+ * const [created] = await client.createServiceTasks([{
+ *   task_name: 'redis-01', task_type: 'redis', status_url: 'http://10.0.0.9:8080/status',
+ *   open_scope: 2, organization: 301,
+ * }])
  */
 export interface ServiceTaskInput {
+  /** The task's name. */
   task_name: string
+  /** The kind of service; it decides which other fields are required (the table above). */
   task_type: ServiceType
   /** Minutes between checks, 1 to 1440 (default 5). */
   frequency?: number | string | bigint
+  /** Whether agent plugins are used (default no); when 1, `plugin_task_uselist_id` must name one. */
   use_agent?: Flag | boolean
+  /** `plugin_task_uselist_id` values from {@link Client.agents}. */
   plugin_task_uselist_id?: Ids
+  /** Who gets alerts, by which channel (default: the creator only). */
   alert_setting?: AlertSettingInput
   /** Who sees a task without alerts: `1` all enterprise users, `2` a group, `3` the creator, `4` some users. */
   open_scope?: '1' | '2' | '3' | '4' | 1 | 2 | 3 | 4
+  /** The user group, with `open_scope` 2. */
   organization?: string | number
+  /** The users, with `open_scope` 4. */
   user_ids?: Ids
   /** An `http://` or `https://` status page. */
   status_url?: string
@@ -199,9 +240,12 @@ export interface ServiceTaskInput {
   ip?: string
   /** 1 to 65535. */
   port?: number | string | bigint
+  /** The monitoring account (mysql, tomcat, sqlserver, oracle). */
   user?: string
   /** A secret: never printed by the SDK. */
   password?: string
+  /** The application or instance name (tomcat, sqlserver, oracle). */
   appname?: string
+  /** The log directory (iis). */
   logPath?: string
 }

@@ -14,24 +14,45 @@ import native = require('../native.js')
 export type { ClockOptions, World } from './emulator_clock.js'
 export type { EmulatorOptions, Encoding, FaultKind, FaultSettings, PastEndPage, Quirks } from './emulator_settings.js'
 
-/** Request counters of an emulator (per endpoint, and `total`). */
+/**
+ * Request counters of an emulator (per endpoint, and `total`), from its start or its last
+ * {@link Emulator.reset}.
+ *
+ * @example
+ * const { token_password, total } = emulator.counters()
+ */
 export interface Counters {
   /** Token endpoint, any grant. */
   token: number
+  /** Token endpoint, password grant (logins). */
   token_password: number
+  /** Token endpoint, refresh grant. */
   token_refresh: number
+  /** Server task creation (`POST /v2/server/create.json`). */
   create: number
+  /** Service task list pages. */
   service_tasks: number
+  /** Agent list. */
   agents: number
+  /** Service reports. */
   service_report: number
+  /** Site reports. */
   site_report: number
+  /** Response-time distributions. */
   distribution: number
+  /** Site task list pages. */
   site_tasks: number
+  /** Site task settings. */
   site_task: number
+  /** Monitoring point list. */
   monitors: number
+  /** User list. */
   users: number
+  /** User group list. */
   groups: number
+  /** Service task creation (`POST /v2/service/create.json`). */
   create_service: number
+  /** Every request, of any endpoint. */
   total: number
   /** Answers sent compressed (their request accepted an encoding the emulator offers). */
   compressed: number
@@ -41,15 +62,30 @@ export interface Counters {
   peak_in_progress: number
 }
 
-/** A server task as the emulator stored it: the submitted object plus its `task_id`. */
+/**
+ * A server task as the emulator stored it: the submitted object plus its `task_id`.
+ *
+ * @example
+ * const [first] = emulator.serverTasks()
+ * console.log(first.task_id, first.server_name)
+ */
 export interface StoredServerTask {
+  /** The id the emulator gave it. */
   task_id: number
+  /** Every field as the service received it (the service's keys). */
   [field: string]: JsonValue
 }
 
-/** A service task as the emulator stored it: the submitted object plus its `task_id`. */
+/**
+ * A service task as the emulator stored it: the submitted object plus its `task_id`.
+ *
+ * @example
+ * const types = emulator.createdServiceTasks().map((t) => t.task_type)
+ */
 export interface StoredServiceTask {
+  /** The id the emulator gave it. */
   task_id: number
+  /** Every field as the service received it (the service's keys). */
   [field: string]: JsonValue
 }
 
@@ -65,14 +101,16 @@ let make: (handle: native.NativeEmulator) => Emulator
  * It does not keep Node alive; stop it with {@link Emulator.stop} (one that is forgotten is
  * stopped when it is garbage-collected, without blocking the main thread).
  *
+ * Once it is stopped, its methods and the getters {@link Emulator.world} and
+ * {@link Emulator.now} throw a {@link MonapiError} `INVALID_INPUT` (field `emulator`, "is
+ * stopped"); its address, account and {@link Emulator.client} stay as they were.
+ *
  * @example
- * ```js
  * import { Emulator } from 'monapi'
  * const emulator = await Emulator.start()
  * const client = emulator.client()
  * console.log(Object.keys(await client.agents()))
  * await emulator.stop()
- * ```
  */
 export class Emulator {
   #native: native.NativeEmulator
@@ -89,12 +127,14 @@ export class Emulator {
   }
 
   /**
-   * Starts an emulator.
+   * Starts an emulator, serving on a free port of 127.0.0.1 when the Promise resolves.
    *
+   * @param options_ - Its data, tokens, faults, quirks, clock, link, TLS.
+   * @returns The running {@link Emulator}.
+   * @throws {@link MonapiError}: `INVALID_INPUT` naming the option at fault (unknown, or out of its
+   *   range); `CONNECTION` when it cannot listen on 127.0.0.1.
    * @example
-   * ```js
    * const emulator = await Emulator.start({ tokenTtl: 2, latencyMs: 10, serviceTasks: 100 })
-   * ```
    */
   static async start(options_?: EmulatorOptions): Promise<Emulator> {
     const o = options(options_, 'options', [
@@ -150,9 +190,8 @@ export class Emulator {
    * `http://127.0.0.1:PORT`.
    *
    * @example
-   * ```js
-   * const client = new Client({ baseUrl: emulator.baseUrl, clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
-   * ```
+   * const { baseUrl, clientId, clientSecret, username, password } = emulator
+   * const client = new Client({ baseUrl, clientId, clientSecret, username, password })
    */
   get baseUrl(): string {
     return this.#native.baseUrl
@@ -162,10 +201,10 @@ export class Emulator {
    * else `null`. {@link Emulator.client} trusts it already.
    *
    * @example
-   * ```js
    * const emulator = await Emulator.start({ tls: true })
-   * const client = new Client({ baseUrl: emulator.baseUrl, caBundle: Buffer.from(emulator.caPem), clientId: emulator.clientId, clientSecret: emulator.clientSecret, username: emulator.username, password: emulator.password })
-   * ```
+   * const { baseUrl, clientId, clientSecret, username, password } = emulator
+   * const caBundle = Buffer.from(emulator.caPem)
+   * const client = new Client({ baseUrl, caBundle, clientId, clientSecret, username, password })
    */
   get caPem(): string | null {
     return this.#native.caPem ?? null
@@ -175,9 +214,7 @@ export class Emulator {
    * it serves HTTPS, else `null`: give it as `caBundle` or `NODE_EXTRA_CA_CERTS`.
    *
    * @example
-   * ```js
    * process.env.NODE_EXTRA_CA_CERTS = emulator.caPath // read by clients made after this
-   * ```
    */
   get caPath(): string | null {
     return this.#native.caPath ?? null
@@ -186,10 +223,8 @@ export class Emulator {
    * The time zone of its days, as an offset from UTC (`'+08:00'` unless started with another).
    *
    * @example
-   * ```js
    * const emulator = await Emulator.start({ timezone: 'UTC' })
    * console.log(emulator.timezone) // '+00:00'
-   * ```
    */
   get timezone(): string {
     return this.#native.timezone
@@ -198,9 +233,7 @@ export class Emulator {
    * The demo client id, `demo_id`.
    *
    * @example
-   * ```js
    * process.env.MONAPI_CLIENT_ID = emulator.clientId
-   * ```
    */
   get clientId(): string {
     return DEMO.clientId
@@ -209,9 +242,7 @@ export class Emulator {
    * The demo client secret, `demo_secret`.
    *
    * @example
-   * ```js
    * process.env.MONAPI_CLIENT_SECRET = emulator.clientSecret
-   * ```
    */
   get clientSecret(): string {
     return DEMO.clientSecret
@@ -220,9 +251,7 @@ export class Emulator {
    * The demo login, `test@example.com`.
    *
    * @example
-   * ```js
    * process.env.MONAPI_USERNAME = emulator.username
-   * ```
    */
   get username(): string {
     return DEMO.username
@@ -231,9 +260,7 @@ export class Emulator {
    * The demo password, `123456`.
    *
    * @example
-   * ```js
    * process.env.MONAPI_PASSWORD = emulator.password
-   * ```
    */
   get password(): string {
     return DEMO.password
@@ -242,9 +269,7 @@ export class Emulator {
    * Whether {@link Emulator.stop} was called.
    *
    * @example
-   * ```js
    * await emulator.stop(); console.log(emulator.stopped) // true
-   * ```
    */
   get stopped(): boolean {
     return this.#native.stopped
@@ -253,11 +278,12 @@ export class Emulator {
   /**
    * A snapshot of the request counters.
    *
+   * @returns The {@link Counters}: requests per endpoint and in all, since the start or
+   *   {@link Emulator.reset}.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * await client.agents()
    * console.log(emulator.counters().agents) // 1
-   * ```
    */
   counters(): Counters {
     return JSON.parse(invokeSync(() => this.#native.counters())) as Counters
@@ -266,10 +292,11 @@ export class Emulator {
   /**
    * Created server tasks as stored.
    *
+   * @returns Every server task created since the start or {@link Emulator.reset}, in order: the
+   *   task as the service received it, plus its `task_id`.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * console.log(emulator.serverTasks().map((t) => t.server_name))
-   * ```
    */
   serverTasks(): StoredServerTask[] {
     return JSON.parse(invokeSync(() => this.#native.serverTasks())) as StoredServerTask[]
@@ -278,10 +305,11 @@ export class Emulator {
   /**
    * Created service tasks as stored.
    *
+   * @returns Every service task created since the start or {@link Emulator.reset}, in order:
+   *   the task as the service received it, plus its `task_id`.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * console.log(emulator.createdServiceTasks().map((t) => t.task_type))
-   * ```
    */
   createdServiceTasks(): StoredServiceTask[] {
     return JSON.parse(invokeSync(() => this.#native.createdServiceTasks())) as StoredServiceTask[]
@@ -290,10 +318,10 @@ export class Emulator {
   /**
    * Lifetime of access tokens issued from now on, in seconds (0 to 2^32 - 1).
    *
+   * @param seconds - The lifetime, in seconds.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`seconds` missing or out of range; `emulator` stopped).
    * @example
-   * ```js
    * emulator.setTokenTtl(1)
-   * ```
    */
   setTokenTtl(seconds: number): void {
     const ttl = numeric(seconds)
@@ -304,10 +332,10 @@ export class Emulator {
   /**
    * Delay before every answer from now on, in milliseconds (0 to 2^31 - 1).
    *
+   * @param ms - The delay, in milliseconds.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`ms` missing or out of range; `emulator` stopped).
    * @example
-   * ```js
    * emulator.setLatency(2000) // provoke a TIMEOUT with timeoutMs: 300
-   * ```
    */
   setLatency(ms: number): void {
     const latency = numeric(ms)
@@ -316,13 +344,14 @@ export class Emulator {
   }
 
   /**
-   * Replaces the fault settings.
+   * Replaces the fault settings, from the next request on.
    *
+   * @param faults - The faults: shares of requests and the next ones.
+   * @throws {@link MonapiError}: `INVALID_INPUT` naming the setting at fault (`faults.next[0]`, ...): an
+   *   unknown key or kind, a share outside 0 to 1; `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.setFaults({ next: ['error503', 'dropConnection'] }) // the next two requests fail
    * emulator.setFaults({}) // no faults
-   * ```
    */
   setFaults(faults: FaultSettings): void {
     const settings = faultSettings(faults, 'faults')
@@ -332,11 +361,12 @@ export class Emulator {
   /**
    * Replaces the quirks (those left out are off), from the next request on.
    *
+   * @param quirks - The quirks ({@link Quirks}); `{}` turns every one off.
+   * @throws {@link MonapiError}: `INVALID_INPUT` naming the quirk at fault (an unknown one, a value of
+   *   the wrong type); `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
-   * emulator.setQuirks({ pastEndPage: 'object', noAgents: true }) // page 4 is {}, the agent list []
+   * emulator.setQuirks({ pastEndPage: 'object', noAgents: true }) // page 4 is {}, agents []
    * emulator.setQuirks({}) // no quirks
-   * ```
    */
   setQuirks(quirks: Quirks): void {
     const settings = quirkSettings(quirks, 'quirks')
@@ -346,11 +376,10 @@ export class Emulator {
   /**
    * Every access token issued so far expires now (refresh tokens stay valid).
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.expireTokens()
    * await client.agents() // refreshes the token, then repeats the call
-   * ```
    */
   expireTokens(): void {
     invokeSync(() => this.#native.expireTokens())
@@ -359,10 +388,9 @@ export class Emulator {
   /**
    * Every refresh token becomes invalid (the next refresh gets `invalid_grant`).
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.revokeRefreshTokens()
-   * ```
    */
   revokeRefreshTokens(): void {
     invokeSync(() => this.#native.revokeRefreshTokens())
@@ -372,35 +400,32 @@ export class Emulator {
    * Every refresh token issued so far expires now (the next refresh gets `invalid_grant`,
    * "Refresh token has expired").
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.expireRefreshTokens()
-   * ```
    */
   expireRefreshTokens(): void {
     invokeSync(() => this.#native.expireRefreshTokens())
   }
 
   /**
-   * The world of its site reports.
+   * The world of its site reports ({@link World}).
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * console.log((await Emulator.start({ world: 'stressed' })).world) // 'stressed'
-   * ```
    */
   get world(): World {
     return invokeSync(() => this.#native.world()) as World
   }
 
   /**
-   * Its clock: no report has a check after it.
+   * Its clock's reading, as a new `Date`: no report has a check after it.
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * const emulator = await Emulator.start({ now: '2026-11-01T10:02:00+08:00' })
    * console.log(emulator.now.toISOString()) // '2026-11-01T02:02:00.000Z'
-   * ```
    */
   get now(): Date {
     return new Date(invokeSync(() => this.#native.nowMs()))
@@ -410,10 +435,12 @@ export class Emulator {
    * Fixes its clock at `now` (as the `now` option takes it), or with `null` makes it follow the
    * system clock. An instant before the day its task lists were built for is `INVALID_INPUT`.
    *
+   * @param now - A `Date`, RFC 3339 text, or a local date and time in its time zone
+   *   (`'2026-11-01 10:02'`); `null` to follow the system clock.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `now`) for an instant it cannot read or before
+   *   that day; `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.setNow('2026-11-01 23:59')
-   * ```
    */
   setNow(now: Date | string | null): void {
     const text = now === null ? null : (instant(now, 'now') ?? null)
@@ -421,12 +448,14 @@ export class Emulator {
   }
 
   /**
-   * Fixes its clock `seconds` later; returns the new reading.
+   * Fixes its clock `seconds` later than its reading (the system clock's, when it follows it).
    *
+   * @param seconds - How far to move it, in seconds (0 to 2^32 - 1).
+   * @returns The new reading, as a `Date`.
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`seconds` out of range, not a number or past what
+   *   its clock holds; `emulator` stopped).
    * @example
-   * ```js
    * const later = emulator.advance(300)
-   * ```
    */
   advance(seconds: number): Date {
     return new Date(invokeSync(() => this.#native.advance(numeric(seconds) ?? Number.NaN)))
@@ -436,10 +465,9 @@ export class Emulator {
    * Back to the state at start: counters zero, knobs (faults, quirks and the clock included) as
    * configured, created tasks gone, all tokens revoked, no site failing, every removed task back.
    *
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `emulator`) once stopped.
    * @example
-   * ```js
    * emulator.reset()
-   * ```
    */
   reset(): void {
     invokeSync(() => this.#native.reset())
@@ -451,18 +479,15 @@ export class Emulator {
    * point fails: `uprate` `'0.00'` (the average's too) and response times of `'0.00'`; each
    * point has an ongoing fault (`end_time` `'未结束'`) starting at that check, with a cause of
    * the service's. Until {@link Emulator.recoverSite} or {@link Emulator.reset}; a site already
-   * failing stays as it is. Throws `INVALID_INPUT` (field `taskId`) for an id that is not one of
-   * its site tasks.
+   * failing stays as it is.
    *
-   * @param taskId a site task of this emulator (20001, 20002, ...)
-   * @returns the unix time of the first failed check (the faults' `start_time`)
-   *
+   * @param taskId - A site task of this emulator (20001, 20002, ...).
+   * @returns The unix time of the first failed check (the faults' `start_time`).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`taskId` not a site task; `emulator` stopped).
    * @example
-   * ```js
    * const since = emulator.failSite(20001)
    * const report = await client.siteReport(20001)
    * console.log(report['0'].uprate[since].uprate) // '0.00'
-   * ```
    */
   failSite(taskId: Id): number {
     const task = id(taskId)
@@ -474,14 +499,12 @@ export class Emulator {
    * before this moment failed still; the check after it is up again and is the faults'
    * `end_time` (no longer `'未结束'`), and the checks from it on are as before the failure.
    *
-   * @param taskId a site task of this emulator
-   * @returns the unix time of the first check up again, or `null` when the site was not failing
-   * (nothing changes)
-   *
+   * @param taskId - A site task of this emulator.
+   * @returns The unix time of the first check up again, or `null` when the site was not failing
+   *   (nothing changes).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`taskId` not a site task; `emulator` stopped).
    * @example
-   * ```js
    * const up = emulator.recoverSite(20001)
-   * ```
    */
   recoverSite(taskId: Id): number | null {
     const task = id(taskId)
@@ -494,18 +517,15 @@ export class Emulator {
    * {@link Client.siteTasks}) is paged without it, 50 a page (the later pages shift), and every
    * operation naming it (reports, response-time distribution, {@link Client.siteTask}) answers
    * as for an id that does not exist. Until {@link Emulator.restoreTask} or
-   * {@link Emulator.reset}. Throws `INVALID_INPUT` (field `taskId`) for an id that is not one of
-   * its seeded tasks.
+   * {@link Emulator.reset}.
    *
-   * @param taskId a service task (10001, 10002, ...) or a site task (20001, 20002, ...) of this
-   * emulator
-   * @returns whether anything changed (`false` for a task removed already)
-   *
+   * @param taskId - A service task (10001, 10002, ...) or a site task (20001, 20002, ...) of this
+   *   emulator.
+   * @returns Whether anything changed (`false` for a task removed already).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`taskId` not a seeded task; `emulator` stopped).
    * @example
-   * ```js
    * emulator.removeTask(20002) // true
    * const sites = await client.siteTasks() // without 20002
-   * ```
    */
   removeTask(taskId: Id): boolean {
     const task = id(taskId)
@@ -515,13 +535,11 @@ export class Emulator {
   /**
    * Brings back task `taskId` taken out by {@link Emulator.removeTask}, at its place in its list.
    *
-   * @param taskId a seeded task of this emulator
-   * @returns whether anything changed (`false` for a task that was not removed)
-   *
+   * @param taskId - A seeded task of this emulator.
+   * @returns Whether anything changed (`false` for a task that was not removed).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (`taskId` not a seeded task; `emulator` stopped).
    * @example
-   * ```js
    * emulator.restoreTask(20002) // true
-   * ```
    */
   restoreTask(taskId: Id): boolean {
     const task = id(taskId)
@@ -529,12 +547,14 @@ export class Emulator {
   }
 
   /**
-   * A {@link Client} for the demo account of this emulator, with `overrides` applied.
+   * A {@link Client} for the demo account of this emulator, with `overrides` applied. It
+   * trusts the emulator's CA when it serves HTTPS.
    *
+   * @param overrides - Options that replace or add to the demo account's.
+   * @returns A new {@link Client}; no request is made.
+   * @throws {@link MonapiError}: `INVALID_INPUT` naming the option at fault, as `new Client()`.
    * @example
-   * ```js
    * const client = emulator.client({ timeoutMs: 300, maxRetries: 0 })
-   * ```
    */
   client(overrides?: ClientOptions): Client {
     const o: ClientOptions = options(overrides, 'overrides', CLIENT_OPTIONS)
@@ -554,16 +574,16 @@ export class Emulator {
    * Stops the server (in-flight requests get about a second) and waits for its thread.
    * Calling it again does nothing.
    *
+   * @returns A Promise that resolves once the server has stopped.
+   * @throws {@link MonapiError}: only `INTERNAL` (a bug of the native module).
    * @example
-   * ```js
    * await emulator.stop()
-   * ```
    */
   async stop(): Promise<void> {
     await invoke(() => this.#native.stop())
   }
 
-  /** What `console.log(emulator)` shows. */
+  /** What `console.log(emulator)` shows: its address and whether it is stopped. @internal */
   [util.inspect.custom](depth: number, inspectOptions: util.InspectOptionsStylized, inspect = util.inspect): string {
     const shown = { baseUrl: this.baseUrl, stopped: this.stopped }
     return `Emulator ${inspect(shown, { ...inspectOptions, depth })}`

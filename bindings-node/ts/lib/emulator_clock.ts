@@ -7,10 +7,18 @@ import { invalid } from './errors.js'
  * The world of the emulator's site reports: `'realistic'` (the default), sites up at almost
  * every check with a fault every few days to weeks, or `'stressed'`, faults in every report
  * (a point of each site down today), for benchmarks.
+ *
+ * @example
+ * const emulator = await Emulator.start({ world: 'stressed' })
  */
 export type World = 'realistic' | 'stressed'
 
-/** The options of {@link Emulator.start} about its clock and its world. */
+/**
+ * The options of {@link Emulator.start} about its clock and its world.
+ *
+ * @example
+ * const emulator = await Emulator.start({ now: '2026-11-01 10:02', world: 'realistic' })
+ */
 export interface ClockOptions {
   /** The world of its site reports (default `'realistic'`). */
   world?: World

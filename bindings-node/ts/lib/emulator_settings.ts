@@ -8,10 +8,21 @@ import { invalid } from './errors.js'
 import native = require('../native.js')
 import type { ClockOptions } from './emulator_clock.js'
 
-/** An encoding the emulator compresses its answers with. */
+/**
+ * An encoding the emulator compresses its answers with.
+ *
+ * @example
+ * const emulator = await Emulator.start({ compression: ['gzip'] })
+ */
 export type Encoding = 'gzip' | 'deflate'
 
-/** Options of {@link Emulator.start} (its clock and world: {@link ClockOptions}). */
+/**
+ * Options of {@link Emulator.start} (its clock and world: {@link ClockOptions}). Each left out
+ * takes its default; a value out of its range is `INVALID_INPUT` naming it.
+ *
+ * @example
+ * const emulator = await Emulator.start({ seed: 7, serviceTasks: 10, tokenTtl: 60, timezone: 'UTC' })
+ */
 export interface EmulatorOptions extends ClockOptions {
   /** Seed of the generated data (default 42). */
   seed?: number | bigint
@@ -59,7 +70,13 @@ export interface EmulatorOptions extends ClockOptions {
   rttMs?: number
 }
 
-/** A kind of injected fault. */
+/**
+ * A kind of injected fault: an answer `500`, `503` or `429`, a connection closed without an
+ * answer, a body cut in half, an HTML page instead of JSON, gzip that does not decompress.
+ *
+ * @example
+ * emulator.setFaults({ next: ['dropConnection', 'error503'] })
+ */
 export type FaultKind =
   | 'error500'
   | 'error503'
@@ -73,6 +90,9 @@ export type FaultKind =
  * Faults injected into the emulator's answers. `next` is served first, one fault per
  * request in order; after it, each request gets a fault with the given share (0 to 1: the
  * emulator refuses any other share, NaN included, with `INVALID_INPUT` naming it).
+ *
+ * @example
+ * const emulator = await Emulator.start({ faults: { error503: 0.1, retryAfterSecs: 1 } })
  */
 export interface FaultSettings {
   /** Share of answers `500 {"code":500,...}`. */
@@ -95,12 +115,21 @@ export interface FaultSettings {
   next?: FaultKind[]
 }
 
-/** A body for a service task list page past the last one: `[]`, `{}`, `null` or `{"code":0,"msg":"no more data"}`. */
+/**
+ * A body for a service task list page past the last one: `[]`, `{}`, `null` or
+ * `{"code":0,"msg":"no more data"}`.
+ *
+ * @example
+ * emulator.setQuirks({ pastEndPage: 'null' })
+ */
 export type PastEndPage = 'array' | 'object' | 'null' | 'status'
 
 /**
  * Answers shaped as the real service, a PHP application, may send them (PHP's `json_encode`
  * writes an empty keyed array as `[]`). Each left out is off: the emulator's usual answers.
+ *
+ * @example
+ * const emulator = await Emulator.start({ quirks: { keyedLists: true, noChecks: true } })
  */
 export interface Quirks {
   /** The body of a service task list page past the last one (default `'array'`: `[]`). */

@@ -19,6 +19,9 @@ import native = require('../native.js')
  * task-days of a sync, failed (the error carries `result` and `failures`); `STORE`: a local
  * store's file or directory could not be read or written (the error carries `path`);
  * `INTERNAL`: a bug in the native module (a panic), reported as an error instead of a crash.
+ *
+ * @example
+ * if (err instanceof MonapiError && (err.code === 'TIMEOUT' || err.code === 'CONNECTION')) retryLater()
  */
 export type MonapiErrorCode =
   | 'AUTH_INVALID_CLIENT'
@@ -35,19 +38,37 @@ export type MonapiErrorCode =
   | 'STORE'
   | 'INTERNAL'
 
-/** Every code, in a frozen array. */
+/**
+ * Every code of {@link MonapiErrorCode}, in a frozen array.
+ *
+ * @example
+ * import { ERROR_CODES } from 'monapi'
+ * console.log(ERROR_CODES.includes('TIMEOUT')) // true
+ */
 export const ERROR_CODES: readonly MonapiErrorCode[] = Object.freeze([
   ...(native.errorCodes() as MonapiErrorCode[]),
   'INTERNAL',
 ])
 
-/** A task of a bulk call that failed, and why. */
+/**
+ * A task of a bulk call that failed, and why.
+ *
+ * @example
+ * for (const { taskId, error } of result.failures) console.error(taskId, error.code, error.message)
+ */
 export interface TaskFailure {
+  /** The task's id. */
   taskId: number
+  /** Why it failed: the error its own call would have rejected with. */
   error: MonapiError
 }
 
-/** One problem of invalid input: where (a task's index in a create batch), which field, what rule. */
+/**
+ * One problem of invalid input: where (a task's index in a create batch), which field, what rule.
+ *
+ * @example
+ * for (const p of err.errors ?? []) console.error(`task ${p.index}: ${p.field} ${p.rule}`)
+ */
 export interface ValidationProblem {
   /** The task's index in the caller's batch, or `null` for an option or parameter. */
   index: number | null
@@ -57,25 +78,48 @@ export interface ValidationProblem {
   rule: string
 }
 
-/** The fields of a {@link MonapiError} besides its message. */
+/**
+ * The fields of a {@link MonapiError} besides its message, as its constructor takes them.
+ *
+ * @example
+ * const fields = { code: 'API_ERROR', status: 503, retryAfterMs: 2000 }
+ */
 export interface MonapiErrorFields {
+  /** See {@link MonapiError.code} (`INTERNAL` when unset or not a known code). */
   code?: MonapiErrorCode
+  /** See {@link MonapiError.status}. */
   status?: number | null
+  /** See {@link MonapiError.apiCode}. */
   apiCode?: number | string | null
+  /** See {@link MonapiError.errKey}. */
   errKey?: string | null
+  /** See {@link MonapiError.errContent}. */
   errContent?: string | null
+  /** See {@link MonapiError.failedIndex}. */
   failedIndex?: number | null
+  /** See {@link MonapiError.failedIndices}. */
   failedIndices?: number[] | null
+  /** See {@link MonapiError.submitted}. */
   submitted?: number | null
+  /** See {@link MonapiError.created}. */
   created?: number | null
+  /** See {@link MonapiError.field}. */
   field?: string | null
+  /** See {@link MonapiError.index}. */
   index?: number | null
+  /** See {@link MonapiError.errors}. */
   errors?: ValidationProblem[] | null
+  /** See {@link MonapiError.endpoint}. */
   endpoint?: string | null
+  /** See {@link MonapiError.retryAfterMs}. */
   retryAfterMs?: number | null
+  /** See {@link MonapiError.timeoutMs}. */
   timeoutMs?: number | null
+  /** See {@link MonapiError.path}. */
   path?: string | null
+  /** See {@link MonapiError.failures}. */
   failures?: TaskFailure[] | null
+  /** See {@link MonapiError.result}. */
   result?: unknown
 }
 
@@ -85,7 +129,6 @@ export interface MonapiErrorFields {
  * MD5, client secret).
  *
  * @example
- * ```js
  * import { MonapiError } from 'monapi'
  * try {
  *   await client.createServerTasks(tasks)
@@ -94,7 +137,6 @@ export interface MonapiErrorFields {
  *     console.log(`task ${err.failedIndex} failed: ${err.errContent}; the others were created`)
  *   } else throw err
  * }
- * ```
  */
 export class MonapiError extends Error {
   /** The stable category; see {@link MonapiErrorCode}. */
@@ -148,10 +190,12 @@ export class MonapiError extends Error {
   /**
    * Builds an error (the package creates them; this is for tests and wrappers).
    *
+   * @param message - The message (it should hold no secret: the package's never do).
+   * @param fields - Its `code` (`INTERNAL` when unset or unknown) and other fields; each left
+   *   out is `null`.
+   * @throws Never: a `code` that is not one of {@link ERROR_CODES} becomes `INTERNAL`.
    * @example
-   * ```js
    * const err = new MonapiError('invalid input: `page` must be 1 or more', { code: 'INVALID_INPUT', field: 'page' })
-   * ```
    */
   constructor(message: string, fields: MonapiErrorFields = {}) {
     super(message)

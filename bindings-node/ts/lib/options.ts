@@ -8,6 +8,17 @@ import type { Day, Id, SavedToken, Token } from './data.js'
 /**
  * Options of {@link Client}. Unset values fall back to the environment: `MONAPI_BASE_URL`,
  * `MONAPI_CLIENT_ID`, `MONAPI_CLIENT_SECRET`, `MONAPI_USERNAME`, `MONAPI_PASSWORD`.
+ *
+ * @example
+ * const client = new Client({
+ *   baseUrl: 'https://api.example.com',
+ *   clientId: 'demo_id',
+ *   clientSecret: process.env.MONAPI_CLIENT_SECRET,
+ *   username: 'ops@example.com',
+ *   password: process.env.MONAPI_PASSWORD,
+ *   timeoutMs: 10000,
+ *   logLevel: 'info',
+ * })
  */
 export interface ClientOptions {
   /** Where the service is, e.g. `https://api.example.com` (the `/v2/...` paths are added). */
@@ -53,9 +64,7 @@ export interface ClientOptions {
    * `INVALID_INPUT` error at construction.
    *
    * @example
-   * ```js
    * const client = new Client({ caBundle: '/etc/company/ca.pem' }) // and MONAPI_* variables
-   * ```
    */
   caBundle?: string | Uint8Array
   /**
@@ -94,10 +103,8 @@ export interface ClientOptions {
    * written; a directory that cannot be read or written is a `STORE` error naming it.
    *
    * @example
-   * ```js
    * const client = new Client({ store: '/data/monapi' }) // and MONAPI_* variables
    * const week = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-07' })
-   * ```
    */
   store?: string
   /**
@@ -107,9 +114,7 @@ export interface ClientOptions {
    * yesterday until it settles) are fetched every time.
    *
    * @example
-   * ```js
    * const client = new Client({ store: '/data/monapi', settleMs: 6 * 3600 * 1000 })
-   * ```
    */
   settleMs?: number
   /**
@@ -126,19 +131,60 @@ export interface ClientOptions {
   logger?: Logger
 }
 
-/** A level of {@link ClientOptions.logLevel}. */
+/**
+ * A level of {@link ClientOptions.logLevel}: each logs its own lines and those of the levels
+ * before it; `'off'` logs nothing.
+ *
+ * @example
+ * const client = new Client({ logLevel: 'debug' })
+ */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug'
 
-/** Anything with console's logging methods (`console`, pino, winston...). */
+/**
+ * Anything with console's logging methods (`console`, pino, winston...): the
+ * {@link ClientOptions.logger}. Each method receives one line, `monapi: ...`, with no secret in
+ * it; what it returns is ignored, and what it throws too.
+ *
+ * @example
+ * import pino from 'pino'
+ * const client = new Client({ logger: pino(), logLevel: 'info' })
+ */
 export interface Logger {
+  /**
+   * Receives a line of level `'error'`.
+   *
+   * @param message - The line, `monapi: ...`.
+   * @returns Anything: ignored (a throw is ignored too).
+   */
   error(message: string): unknown
+  /**
+   * Receives a line of level `'warn'`.
+   *
+   * @param message - The line, `monapi: ...`.
+   * @returns Anything: ignored (a throw is ignored too).
+   */
   warn(message: string): unknown
+  /**
+   * Receives a line of level `'info'`.
+   *
+   * @param message - The line, `monapi: ...`.
+   * @returns Anything: ignored (a throw is ignored too).
+   */
   info(message: string): unknown
+  /**
+   * Receives a line of level `'debug'`.
+   *
+   * @param message - The line, `monapi: ...`.
+   * @returns Anything: ignored (a throw is ignored too).
+   */
   debug(message: string): unknown
 }
 
 /**
  * What every call takes besides its own options: a `signal` to abort it and its own timeout.
+ *
+ * @example
+ * const agents = await client.agents({ signal: AbortSignal.timeout(5000), timeoutMs: 2000 })
  */
 export interface CallOptions {
   /**
@@ -151,19 +197,36 @@ export interface CallOptions {
   timeoutMs?: number
 }
 
-/** A period of whole days; an omitted date means the current day (the service's default). */
+/**
+ * A period of whole days; an omitted date means the current day (the service's default).
+ *
+ * @example
+ * const report = await client.serviceReport(10001, { startDate: '2026-11-01', endDate: new Date() })
+ */
 export interface DateRangeOptions extends CallOptions {
+  /** The first day: a `Date` (its local calendar day) or `YYYY-MM-DD`; default today. */
   startDate?: Day
+  /** The last day, as `startDate`, not before it; default today. */
   endDate?: Day
 }
 
-/** Options of {@link Client.siteReport}. */
+/**
+ * Options of {@link Client.siteReport}.
+ *
+ * @example
+ * const average = await client.siteReport(20001, { monitor: 0, startDate: '2026-11-01' })
+ */
 export interface SiteReportOptions extends DateRangeOptions {
   /** Unset: every monitoring point and the average; `0`: only the average; `n`: point `n`. */
   monitor?: Id
 }
 
-/** Options of {@link Client.request}. */
+/**
+ * Options of {@link Client.request}.
+ *
+ * @example
+ * const users = await client.request({ method: 'GET', path: '/v2/user/lists.json' })
+ */
 export interface RequestOptions extends CallOptions {
   /** `GET` (retried as reads are) or `POST` (never repeated once it may have reached the service). */
   method: 'GET' | 'POST' | 'get' | 'post'
@@ -175,7 +238,12 @@ export interface RequestOptions extends CallOptions {
   form?: Record<string, string | number | bigint>
 }
 
-/** Options of {@link Client.serviceTasks}. */
+/**
+ * Options of {@link Client.serviceTasks} and {@link Client.siteTasks}.
+ *
+ * @example
+ * const third = await client.serviceTasks({ page: 3 })
+ */
 export interface PageOptions extends CallOptions {
   /** Page number, from 1 (default 1); a page holds up to {@link PAGE_SIZE} tasks. */
   page?: number

@@ -11,9 +11,7 @@ import type native = require('../native.js')
  * kind of one report (`'site'`: `site_availability`, `site_response_time`, `site_faults`).
  *
  * @example
- * ```js
  * await client.sync({ kinds: ['service', 'site_faults'] })
- * ```
  */
 export type SyncKind = 'service_report' | 'site_availability' | 'site_response_time' | 'site_faults' | 'service' | 'site'
 
@@ -22,9 +20,7 @@ export type SyncKind = 'service_report' | 'site_availability' | 'site_response_t
  * task (`done` 0), then after each task. Counts are of task-days (a task on one day).
  *
  * @example
- * ```js
  * await client.sync({ onProgress: (p) => console.log(`${p.done}/${p.total} task-days, ${p.failed} failed`) })
- * ```
  */
 export interface SyncProgress {
   /** Task-days in the sync (tasks times days). */
@@ -48,10 +44,8 @@ export interface SyncProgress {
  * stays, whole) and `timeoutMs` (of each HTTP exchange).
  *
  * @example
- * ```js
  * const options = { startDate: '2026-11-01', endDate: '2026-11-30', tasks: [10001, 20001], kinds: 'service,site', concurrency: 4 }
  * const report = await client.sync(options)
- * ```
  */
 export interface SyncOptions extends CallOptions {
   /**
@@ -87,9 +81,7 @@ export interface SyncOptions extends CallOptions {
  * sync fetches it again.
  *
  * @example
- * ```js
  * for (const f of report.failures) console.log(`${f.report} ${f.taskId} ${f.start}..${f.end}: ${f.error.code}`)
- * ```
  */
 export interface SyncFailure {
   /** Which report: `'service_report'` or `'site_report'`. */
@@ -108,10 +100,8 @@ export interface SyncFailure {
  * What {@link Client.sync} did. Counts are of task-days (a task on one day).
  *
  * @example
- * ```js
  * const report = await client.sync({ errors: 'collect' })
  * console.log(report.summary) // '30 task-days fetched, 3570 reused, 41000 rows, 2500000 bytes, 0 failed'
- * ```
  */
 export interface SyncReport {
   /** The first day covered, `YYYY-MM-DD`, or `null` when no day of the range asked is settled yet. */
@@ -180,7 +170,7 @@ function report(sync: native.NativeSync): SyncReport {
   return result
 }
 
-/** Runs {@link Client.sync} on the native client `n`. */
+/** Runs {@link Client.sync} on the native client `n`. @internal */
 export async function runSync(n: native.NativeClient, options_?: SyncOptions): Promise<SyncReport> {
   const [o, start, end] = range(options_, 'options', SYNC_OPTIONS)
   let tasks: Array<number | string> | undefined

@@ -19,15 +19,29 @@ export type ColumnOf<K, T> = K extends 'task_id'
       ? Float64Array
       : Array<T>
 
-/** A column's name, its Arrow type (e.g. `Timestamp(s, "+08:00")`) and whether it holds nulls. */
+/**
+ * A column's name, its Arrow type (e.g. `Timestamp(s, "+08:00")`) and whether it holds nulls.
+ *
+ * @example
+ * for (const { name, type, nullable } of table.schema.fields) console.log(name, type, nullable)
+ */
 export interface TableField {
+  /** The column's name, as {@link Table.column} takes it (e.g. `value`). */
   readonly name: string
+  /** Its Arrow data type, as Arrow writes it (e.g. `Float64`, `Timestamp(s, "+08:00")`). */
   readonly type: string
+  /** Whether it may hold nulls. */
   readonly nullable: boolean
 }
 
-/** The columns of a {@link Table}, in order. */
+/**
+ * The columns of a {@link Table}, in order.
+ *
+ * @example
+ * const names = table.schema.fields.map((f) => f.name)
+ */
 export interface TableSchema {
+  /** One {@link TableField} per column, in the table's order. */
   readonly fields: readonly TableField[]
 }
 
@@ -88,11 +102,9 @@ function rowBuilder(names: string[], kinds: string[]): RowBuilder {
  * {@link Client.tables}.
  *
  * @example
- * ```js
  * const report = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-30' })
  * console.log(report.numRows, report.schema.fields.map((f) => f.name))
  * const values = report.column('value') // Float64Array, NaN where null
- * ```
  */
 export class Table<Row extends object = Record<string, unknown>> {
   #native: native.NativeTable
@@ -117,9 +129,7 @@ export class Table<Row extends object = Record<string, unknown>> {
    * How many rows.
    *
    * @example
-   * ```js
    * console.log(table.numRows)
-   * ```
    */
   get numRows(): number {
     return this.#native.numRows
@@ -129,9 +139,7 @@ export class Table<Row extends object = Record<string, unknown>> {
    * The columns' names and Arrow types, in order.
    *
    * @example
-   * ```js
    * for (const field of table.schema.fields) console.log(field.name, field.type)
-   * ```
    */
   get schema(): TableSchema {
     return this.#schema
@@ -149,13 +157,15 @@ export class Table<Row extends object = Record<string, unknown>> {
   /**
    * One column as a typed array (see {@link ColumnOf}); a fresh copy at each call.
    *
-   * @throws {MonapiError} `INVALID_INPUT` for a name that is not a column.
+   * @param name - The column's name (one of {@link Table.schema}'s fields).
+   * @returns A `BigUint64Array` for `task_id`, a `Float64Array` for the other numbers and the
+   *   times (milliseconds since the epoch; `NaN` for null), an array for texts and booleans
+   *   (`null` for null).
+   * @throws {@link MonapiError}: `INVALID_INPUT` (field `name`) for a name that is not a column.
    * @example
-   * ```js
    * const values = table.column('value')
    * let sum = 0
    * for (const v of values) if (!Number.isNaN(v)) sum += v
-   * ```
    */
   column<K extends keyof Row & string>(name: K): ColumnOf<K, Row[K]> {
     const at = this.#index(name)
@@ -186,10 +196,10 @@ export class Table<Row extends object = Record<string, unknown>> {
    * Consecutive rows of the same instant (the metrics of one record) share one `Date` object:
    * treat the Dates as values and do not mutate them.
    *
+   * @returns A new array of one object per row, its keys the columns in order.
+   * @throws {@link MonapiError}: `INTERNAL` only (a bug of the native module).
    * @example
-   * ```js
    * for (const row of table.toRows()) console.log(row.time?.toISOString(), row.metric, row.value)
-   * ```
    */
   toRows(): Row[] {
     const columns = this.#schema.fields.map((_, at) => invokeSync(() => this.#native.column(at)))
@@ -206,18 +216,19 @@ export class Table<Row extends object = Record<string, unknown>> {
    * bytes.byteOffset, bytes.byteLength)` shares the memory), DuckDB (`@duckdb/duckdb-wasm`'s
    * `connection.insertArrowFromIPCStream(bytes, { name })`) or any other reader of the format.
    *
+   * @returns The bytes of one Arrow IPC stream (the schema, then the record batches).
+   * @throws {@link MonapiError}: only on a bug: `INVALID_INPUT` (field `table`) when Arrow cannot write
+   *   it, `INTERNAL`.
    * @example
-   * ```js
    * import { tableFromIPC } from 'apache-arrow'
    * const arrow = tableFromIPC(table.toArrowIPC())
-   * ```
    */
   toArrowIPC(): Uint8Array {
     const bytes = invokeSync(() => this.#native.toIpc())
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
-  /** What `console.log(table)` shows: the size and the columns. */
+  /** What `console.log(table)` shows: the size and the columns. @internal */
   [util.inspect.custom](depth: number, inspectOptions: util.InspectOptionsStylized, inspect = util.inspect): string {
     const columns = this.#schema.fields.map((f) => `${f.name}: ${f.type}`)
     return `Table ${inspect({ numRows: this.numRows, columns }, { ...inspectOptions, depth })}`
