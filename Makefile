@@ -1,4 +1,4 @@
-# The only entry points: demo, test, test-stress, build, lint, fmt, bench, soak.
+# The only entry points: demo, test, test-stress, build, lint, fmt, docs, bench, soak.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
@@ -16,6 +16,7 @@ endif
 include mk/node.mk
 include mk/python.mk
 include mk/fuzz.mk
+include mk/docs.mk
 
 .PHONY: demo test test-stress build lint fmt bench soak rust-build rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
 
@@ -43,6 +44,7 @@ test:
 	@rm -f target/phases.txt
 	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus
 	$(PHASE) lint $(MAKE) --no-print-directory lint
+	$(PHASE) docs $(MAKE) --no-print-directory docs
 	$(PHASE) rust $(MAKE) --no-print-directory rust-test
 	$(PHASE) bindings $(MAKE) --no-print-directory binding-tests
 	$(PHASE) soak $(MAKE) --no-print-directory soak-test

@@ -8,7 +8,7 @@ import { test } from 'node:test'
 
 import { Client } from 'monapi'
 
-import { ROOT, emulator, rejects, runNode, throws } from './helpers.mjs'
+import { ROOT, demoEnv, emulator, rejects, runNode, throws } from './helpers.mjs'
 
 /**
  * Sets MONAPI_* variables for one test (the native client reads the real environment).
@@ -68,14 +68,7 @@ test('a missing value names the option and its variable', () => {
 test('the quickstart runs from the environment alone and prints every summary', async (t) => {
   const emu = await emulator(t)
   const result = await runNode([join(ROOT, 'examples', 'quickstart.mjs')], {
-    env: {
-      ...process.env,
-      MONAPI_BASE_URL: emu.baseUrl,
-      MONAPI_CLIENT_ID: emu.clientId,
-      MONAPI_CLIENT_SECRET: emu.clientSecret,
-      MONAPI_USERNAME: emu.username,
-      MONAPI_PASSWORD: emu.password,
-    },
+    env: demoEnv(emu),
   })
   assert.equal(result.code, 0, result.stderr)
   for (const line of [/logged in/, /120 service tasks/, /\d+ agents with \d+ plugins/, /service report of task 10001/, /point 0 /, /ms: +\d+\.\d\d %/]) {

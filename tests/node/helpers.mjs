@@ -143,6 +143,24 @@ export function fixture(name) {
 }
 
 /**
+ * This process's environment with the demo account of `emu` in the MONAPI_* variables: what a
+ * program started against the emulator reads.
+ *
+ * @param {import('monapi').Emulator} emu
+ * @returns {NodeJS.ProcessEnv}
+ */
+export function demoEnv(emu) {
+  return {
+    ...process.env,
+    MONAPI_BASE_URL: emu.baseUrl,
+    MONAPI_CLIENT_ID: emu.clientId,
+    MONAPI_CLIENT_SECRET: emu.clientSecret,
+    MONAPI_USERNAME: emu.username,
+    MONAPI_PASSWORD: emu.password,
+  }
+}
+
+/**
  * Runs `node` with `args` (bounded in time) and resolves with its exit code, output and
  * duration.
  *

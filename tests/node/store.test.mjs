@@ -13,7 +13,7 @@ import { test } from 'node:test'
 
 import { MonapiError } from 'monapi'
 
-import { DEMO_SECRETS, ROOT, assertNoSecret, emulator, rejects, runNode, runProgram, throws } from './helpers.mjs'
+import { DEMO_SECRETS, ROOT, assertNoSecret, demoEnv, emulator, rejects, runNode, runProgram, throws } from './helpers.mjs'
 
 const KINDS = ['service_report', 'site_availability', 'site_response_time', 'site_faults']
 
@@ -421,15 +421,7 @@ test('a store synced by another process (MONAPI_STORE) is read here with no requ
     new Client().sync({ tasks: [10007], startDate: process.argv[1], endDate: process.argv[2] })
       .then((report) => console.log(JSON.stringify(report)), (error) => { console.error(error.code, error.message); process.exit(1) })
   `
-  const env = {
-    ...process.env,
-    MONAPI_BASE_URL: emu.baseUrl,
-    MONAPI_CLIENT_ID: emu.clientId,
-    MONAPI_CLIENT_SECRET: emu.clientSecret,
-    MONAPI_USERNAME: emu.username,
-    MONAPI_PASSWORD: emu.password,
-    MONAPI_STORE: dir,
-  }
+  const env = { ...demoEnv(emu), MONAPI_STORE: dir }
   const child = await runNode(['-e', script, range.startDate, range.endDate], { env, timeoutMs: 30000 })
   assert.equal(child.code, 0, child.stderr)
   const report = JSON.parse(child.stdout)
@@ -452,15 +444,7 @@ test('a store synced by the Python package is read here with no request', async 
     'report = monapi.Client().sync(sys.argv[1], sys.argv[2], tasks=[10008, 20002])',
     'print(json.dumps({k: report[k] for k in ("fetched", "failed")}))',
   ].join('\n')
-  const env = {
-    ...process.env,
-    MONAPI_BASE_URL: emu.baseUrl,
-    MONAPI_CLIENT_ID: emu.clientId,
-    MONAPI_CLIENT_SECRET: emu.clientSecret,
-    MONAPI_USERNAME: emu.username,
-    MONAPI_PASSWORD: emu.password,
-    MONAPI_STORE: dir,
-  }
+  const env = { ...demoEnv(emu), MONAPI_STORE: dir }
   const python = join(ROOT, '.venv', 'bin', 'python')
   const child = await runProgram(python, ['-c', script, range.startDate, range.endDate], { env, timeoutMs: 60000 })
   assert.equal(child.code, 0, child.stderr)

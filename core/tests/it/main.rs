@@ -17,6 +17,7 @@ mod network;
 mod operations;
 mod properties;
 mod retries;
+mod samples;
 mod shapes;
 #[cfg(feature = "arrow")]
 mod store;
