@@ -18,7 +18,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -42,7 +42,7 @@ rust-build:
 PHASE := PHASES=$(abspath target/phases.txt) scripts/phase.sh
 test:
 	@rm -f target/phases.txt
-	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus
+	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium
 	$(PHASE) lint $(MAKE) --no-print-directory lint
 	$(PHASE) docs $(MAKE) --no-print-directory docs
 	$(PHASE) rust $(MAKE) --no-print-directory rust-test
@@ -54,7 +54,7 @@ test:
 ## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
 ## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
 ## Each suite's output is printed whole when it ends.
-binding-tests: prometheus
+binding-tests: prometheus chromium
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
@@ -71,12 +71,20 @@ test-stress: prometheus
 
 ## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run;
 ## apt-get as root, through sudo otherwise; the package index is updated only when it lacks it
-PROMETHEUS_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 prometheus:
 	command -v promtool >/dev/null && command -v prometheus >/dev/null || { \
-	  $(PROMETHEUS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus || { \
-	  $(PROMETHEUS_SUDO) apt-get update && \
-	  $(PROMETHEUS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus || { \
+	  $(APT_SUDO) apt-get update && \
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
+
+## chromium: Debian's chromium, which the documentation's browser test drives (tests/python/test_site.py,
+## through playwright); apt-get as for prometheus
+chromium:
+	command -v chromium >/dev/null || { \
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium || { \
+	  $(APT_SUDO) apt-get update && \
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }; }
 
 ## rust-test: every Rust test and doctest; a failing test binary does not stop the others
 ## (--no-fail-fast), and each names its failing tests. Left out, as they have no Rust test and

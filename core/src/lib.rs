@@ -26,7 +26,7 @@
 //! Logging goes through [`tracing`](https://docs.rs/tracing) under the target `monapi`, at
 //! `debug` level: requests (path template, status, size, time), retries and token renewals.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod arriving;
 mod auth;
