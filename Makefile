@@ -79,12 +79,14 @@ prometheus:
 	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
 
 ## chromium: Debian's chromium, which the documentation's browser test drives (tests/python/test_site.py,
-## through playwright); apt-get as for prometheus
-chromium:
+## through playwright); apt-get as for prometheus. Where the distribution's package is no browser
+## (Ubuntu's is a snap), playwright's own chromium instead (the GitHub workflow's case).
+chromium: python-env
 	command -v chromium >/dev/null || { \
 	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium || { \
 	  $(APT_SUDO) apt-get update && \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }; }
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }; } && \
+	  chromium --version >/dev/null 2>&1 || $(PY_VENV)/bin/playwright install --with-deps chromium
 
 ## rust-test: every Rust test and doctest; a failing test binary does not stop the others
 ## (--no-fail-fast), and each names its failing tests. Left out, as they have no Rust test and
