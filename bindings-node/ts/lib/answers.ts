@@ -10,6 +10,7 @@ import type { JsonValue } from './json.js'
 export interface ServiceTask {
   /** Task id, e.g. `"10001"`; pass it to {@link Client.serviceReport}. */
   task_id: string
+  /** Task name. */
   task_name: string
   /** Kind of service: apache, nginx, lighttpd, memcache, mongodb, mysql, redis, tomcat, ... */
   task_type: string
@@ -30,6 +31,7 @@ export interface ServiceTask {
 export interface SiteTask {
   /** Task id, e.g. `"20001"`; pass it to {@link Client.siteReport}. */
   task_id: string
+  /** Task name. */
   task_name?: string
   /** What it checks (its address, for a web site). */
   task_summary?: string
@@ -39,7 +41,9 @@ export interface SiteTask {
   task_create_time?: string
   /** Minutes between checks, e.g. `"5"`. */
   frequency?: string
+  /** Status text (the service's word for enabled is `启用`). */
   task_status?: string
+  /** Id of the group the task belongs to, a number as a string. */
   group_id?: string
   /** Response time of the last check, milliseconds (e.g. `"163.735571"`). */
   last_resp_time?: string
@@ -47,6 +51,10 @@ export interface SiteTask {
   last_resp_result?: string
   /** e.g. `"HTTP OK"`. */
   last_resp_status?: string
+  /**
+   * Whether the last check passed its thresholds, a code kept as the service sends it (a number as
+   * a string).
+   */
   threshold_result?: string
   /** `YYYY-MM-DD HH:MM:SS`. */
   last_check_time?: string
@@ -55,7 +63,12 @@ export interface SiteTask {
 
 /** A monitoring point a site task uses. */
 export type SitePointRef = {
+  /**
+   * Monitoring point id, e.g. `"1"`: the key of its data in a site report, and what
+   * {@link Client.siteReport} takes as `monitor`.
+   */
   monitor_id: string
+  /** City and carrier, e.g. `陕西西安电信`. */
   monitor_name: string
 }
 
@@ -64,6 +77,7 @@ export type SitePointRef = {
  * it uses.
  */
 export interface SiteTaskSettings extends SiteTask {
+  /** The monitoring points the task checks from (the account's: {@link Client.monitors}). */
   monitors?: SitePointRef[]
 }
 
@@ -72,22 +86,33 @@ export interface SiteTaskSettings extends SiteTask {
  * field the service sends is kept.
  */
 export interface MonitorPoint {
+  /**
+   * Monitoring point id, e.g. `"1"`: the key of its data in a site report, and what
+   * {@link Client.siteReport} takes as `monitor`.
+   */
   monitor_id: string
   /** City and carrier, e.g. `陕西西安电信`. */
   monitor_name?: string
+  /** The carrier's id, a number as a string. */
   isp_id?: string
   /** The carrier, e.g. `电信`. */
   isp_name?: string
+  /** The code of its location, kept as the service sends it. */
   location_code?: string
+  /** Its location (a city). */
   location_name?: string
+  /** Its region of China, e.g. `华北`. */
   china_region?: string
+  /** Its region of the world, kept as the service sends it. */
   world_region?: string
   [field: string]: JsonValue | undefined
 }
 
 /** A group a user belongs to. */
 export type GroupRef = {
+  /** The group's id, a number as a string (see {@link Client.userGroups}). */
   organization_id: string
+  /** The group's name. */
   organization_name: string
 }
 
@@ -96,12 +121,20 @@ export type GroupRef = {
  * field the service sends is kept.
  */
 export interface User {
+  /**
+   * User id, e.g. `"101"`: what a server task's `alert_setting` takes
+   * ({@link Client.createServerTasks}).
+   */
   user_id: string
+  /** The user's e-mail address (the login). */
   user_email?: string
+  /** The user's name. */
   user_name?: string
   /** `"0"` paused, `"1"` normal, `"2"` deleted. */
   user_status?: string
+  /** Mobile phone number, kept as the service sends it. */
   mobile?: string
+  /** Telephone number, kept as the service sends it. */
   telephone?: string
   /** Unix seconds. */
   signup_time?: string
@@ -109,6 +142,7 @@ export interface User {
   last_visit_time?: string
   /** `"1"` administrator, `"2"` advanced, `"3"` read-only. */
   role_id?: string
+  /** The groups the user belongs to (see {@link Client.userGroups}). */
   organization?: GroupRef[]
   [field: string]: JsonValue | undefined
 }
@@ -118,16 +152,25 @@ export interface User {
  * the service sends is kept.
  */
 export interface UserGroup {
+  /**
+   * Group id, a number as a string: what a server task's `alert_setting.organization` takes (with
+   * `scope` `2`).
+   */
   organization_id: string
+  /** Group name. */
   organization_name?: string
+  /** Id of the group it belongs to, `"0"` for none. */
   parent_organization_id?: string
+  /** How many users it holds, a number as a string. */
   user_num?: string
   [field: string]: JsonValue | undefined
 }
 
 /** A plugin of an agent. */
 export interface Plugin {
+  /** Plugin id, kept as the service sends it. */
   plugin_id: string
+  /** Plugin name, kept as the service sends it. */
   plugin_name: string
   /**
    * Put this value in a server task's `plugin_task_uselist_id` ({@link Client.createServerTasks})
@@ -140,15 +183,19 @@ export interface Plugin {
 
 /** The download addresses of an agent; each URL embeds a per-agent key. */
 export interface AgentUrl {
+  /** Download URL of the agent for Windows, on the service's download host. */
   windows: string
+  /** Download URL of the agent for Linux, on the service's download host. */
   linux: string
 }
 
 /** A collector agent of the agent list ({@link Client.agents}, keyed by agent id). */
 export interface Agent {
+  /** Agent name. */
   name: string
   /** Download addresses; each URL embeds a per-agent key. */
   agentUrl: AgentUrl
+  /** The agent's plugins. */
   plugin: Plugin[]
 }
 
@@ -171,6 +218,11 @@ export interface CreatedTask {
  * series' fields, values as strings (e.g. `{"time": "00:05", "rps": "12.50"}`).
  */
 export interface ServiceRecord {
+  /**
+   * Time of the check, `HH:MM` in the service's time zone (e.g. `"00:05"`); its date is the start
+   * date plus the times the clock went back in the series. Missing where the service sends none
+   * (its documentation shows it in Apache's series only).
+   */
   time?: string
   [field: string]: string | undefined
 }
@@ -191,20 +243,28 @@ export type ServiceReport = ServiceReportSeries | []
 
 /** The availability of one check of a monitoring point (percent, as sent). */
 export interface UprateRecord {
+  /** Availability at the check, percent as a decimal string, e.g. `"99.50"`. */
   uprate: string
 }
 
 /**
- * The response times of one check of a monitoring point (decimal strings as sent; milliseconds,
- * very likely).
+ * The response times of one check of a monitoring point (decimal strings as sent, in milliseconds:
+ * the unit the figures show, which the service's documentation leaves unnamed).
  */
 export interface ResponseTime {
+  /** Longest response time, milliseconds (a decimal string). */
   resptime_max: string
+  /** Average response time, milliseconds (a decimal string). */
   resptime_avg: string
+  /** Shortest response time, milliseconds (a decimal string). */
   resptime_min: string
+  /** Server processing time, milliseconds (a decimal string). */
   resp_process_time: string
+  /** Connection time, milliseconds (a decimal string). */
   resp_connect_time: string
+  /** DNS resolution time, milliseconds (a decimal string). */
   resp_dns_time: string
+  /** Content download time, milliseconds (a decimal string). */
   resp_download_time: string
 }
 
@@ -214,13 +274,17 @@ export interface FaultRecord {
   start_time: string
   /** Unix timestamp, or a text meaning the fault has not ended (while it goes on). */
   end_time: string
+  /** Duration of the fault, a text as the service writes it. */
   diff_time: string
+  /** Cause of the fault, a text as the service writes it. */
   fault_status: string
+  /** Duration of the current fault period, a text as the service writes it. */
   current_fault_period: string
 }
 
 /** The faults of a monitoring point: records under `"0"`, `"1"`, ... plus their `count`. */
 export interface Faults {
+  /** Number of faults in the period. */
   count: number
   [index: string]: FaultRecord | number
 }

@@ -42,6 +42,7 @@ class ServiceTask(TypedDict):
     task_id: str
     """Task id, e.g. ``"10001"``; pass it to ``client.service_report(...)``."""
     task_name: str
+    """Task name."""
     task_type: str
     """Kind of service: apache, nginx, lighttpd, memcache, mongodb, mysql, redis, tomcat, ..."""
     frequency: str
@@ -62,6 +63,7 @@ class SiteTask(TypedDict):
     task_id: str
     """Task id, e.g. ``"20001"``; pass it to ``client.site_report(...)``."""
     task_name: NotRequired[str]
+    """Task name."""
     task_summary: NotRequired[str]
     """What it checks (its address, for a web site)."""
     task_type: NotRequired[str]
@@ -71,7 +73,9 @@ class SiteTask(TypedDict):
     frequency: NotRequired[str]
     """Minutes between checks, e.g. ``"5"``."""
     task_status: NotRequired[str]
+    """Status text (the service's word for enabled is ``启用``)."""
     group_id: NotRequired[str]
+    """Id of the group the task belongs to, a number as a string."""
     last_resp_time: NotRequired[str]
     """Response time of the last check, milliseconds (e.g. ``"163.735571"``)."""
     last_resp_result: NotRequired[str]
@@ -79,6 +83,9 @@ class SiteTask(TypedDict):
     last_resp_status: NotRequired[str]
     """e.g. ``"HTTP OK"``."""
     threshold_result: NotRequired[str]
+    """Whether the last check passed its thresholds, a code kept as the service sends it (a number
+    as a string).
+    """
     last_check_time: NotRequired[str]
     """``YYYY-MM-DD HH:MM:SS``."""
 
@@ -87,7 +94,11 @@ class SitePointRef(TypedDict):
     """A monitoring point a site task uses."""
 
     monitor_id: str
+    """Monitoring point id, e.g. ``"1"``: the key of its data in a site report, and what
+    ``client.site_report(...)`` takes as ``monitor``.
+    """
     monitor_name: str
+    """City and carrier, e.g. ``陕西西安电信``."""
 
 
 class SiteTaskSettings(SiteTask):
@@ -96,6 +107,7 @@ class SiteTaskSettings(SiteTask):
     """
 
     monitors: NotRequired[list[SitePointRef]]
+    """The monitoring points the task checks from (the account's: ``client.monitors()``)."""
 
 
 class MonitorPoint(TypedDict):
@@ -104,22 +116,32 @@ class MonitorPoint(TypedDict):
     """
 
     monitor_id: str
+    """Monitoring point id, e.g. ``"1"``: the key of its data in a site report, and what
+    ``client.site_report(...)`` takes as ``monitor``.
+    """
     monitor_name: NotRequired[str]
     """City and carrier, e.g. ``陕西西安电信``."""
     isp_id: NotRequired[str]
+    """The carrier's id, a number as a string."""
     isp_name: NotRequired[str]
     """The carrier, e.g. ``电信``."""
     location_code: NotRequired[str]
+    """The code of its location, kept as the service sends it."""
     location_name: NotRequired[str]
+    """Its location (a city)."""
     china_region: NotRequired[str]
+    """Its region of China, e.g. ``华北``."""
     world_region: NotRequired[str]
+    """Its region of the world, kept as the service sends it."""
 
 
 class GroupRef(TypedDict):
     """A group a user belongs to."""
 
     organization_id: str
+    """The group's id, a number as a string (see ``client.user_groups()``)."""
     organization_name: str
+    """The group's name."""
 
 
 class User(TypedDict):
@@ -128,12 +150,19 @@ class User(TypedDict):
     """
 
     user_id: str
+    """User id, e.g. ``"101"``: what a server task's ``alert_setting`` takes
+    (``client.create_server_tasks(...)``).
+    """
     user_email: NotRequired[str]
+    """The user's e-mail address (the login)."""
     user_name: NotRequired[str]
+    """The user's name."""
     user_status: NotRequired[str]
     """``"0"`` paused, ``"1"`` normal, ``"2"`` deleted."""
     mobile: NotRequired[str]
+    """Mobile phone number, kept as the service sends it."""
     telephone: NotRequired[str]
+    """Telephone number, kept as the service sends it."""
     signup_time: NotRequired[str]
     """Unix seconds."""
     last_visit_time: NotRequired[str]
@@ -141,6 +170,7 @@ class User(TypedDict):
     role_id: NotRequired[str]
     """``"1"`` administrator, ``"2"`` advanced, ``"3"`` read-only."""
     organization: NotRequired[list[GroupRef]]
+    """The groups the user belongs to (see ``client.user_groups()``)."""
 
 
 class UserGroup(TypedDict):
@@ -149,16 +179,24 @@ class UserGroup(TypedDict):
     """
 
     organization_id: str
+    """Group id, a number as a string: what a server task's ``alert_setting.organization`` takes
+    (with ``scope`` ``2``).
+    """
     organization_name: NotRequired[str]
+    """Group name."""
     parent_organization_id: NotRequired[str]
+    """Id of the group it belongs to, ``"0"`` for none."""
     user_num: NotRequired[str]
+    """How many users it holds, a number as a string."""
 
 
 class Plugin(TypedDict):
     """A plugin of an agent."""
 
     plugin_id: str
+    """Plugin id, kept as the service sends it."""
     plugin_name: str
+    """Plugin name, kept as the service sends it."""
     plugin_task_uselist_id: str
     """Put this value in a server task's ``plugin_task_uselist_id``
     (``client.create_server_tasks(...)``) to use the plugin.
@@ -169,16 +207,20 @@ class AgentUrl(TypedDict):
     """The download addresses of an agent; each URL embeds a per-agent key."""
 
     windows: str
+    """Download URL of the agent for Windows, on the service's download host."""
     linux: str
+    """Download URL of the agent for Linux, on the service's download host."""
 
 
 class Agent(TypedDict):
     """A collector agent of the agent list (``client.agents()``, keyed by agent id)."""
 
     name: str
+    """Agent name."""
     agentUrl: AgentUrl
     """Download addresses; each URL embeds a per-agent key."""
     plugin: list[Plugin]
+    """The agent's plugins."""
 
 
 AgentList: TypeAlias = dict[str, Agent]
@@ -214,20 +256,28 @@ class UprateRecord(TypedDict):
     """The availability of one check of a monitoring point (percent, as sent)."""
 
     uprate: str
+    """Availability at the check, percent as a decimal string, e.g. ``"99.50"``."""
 
 
 class ResponseTimeRecord(TypedDict):
-    """The response times of one check of a monitoring point (decimal strings as sent; milliseconds,
-    very likely).
+    """The response times of one check of a monitoring point (decimal strings as sent, in
+    milliseconds: the unit the figures show, which the service's documentation leaves unnamed).
     """
 
     resptime_max: str
+    """Longest response time, milliseconds (a decimal string)."""
     resptime_avg: str
+    """Average response time, milliseconds (a decimal string)."""
     resptime_min: str
+    """Shortest response time, milliseconds (a decimal string)."""
     resp_process_time: str
+    """Server processing time, milliseconds (a decimal string)."""
     resp_connect_time: str
+    """Connection time, milliseconds (a decimal string)."""
     resp_dns_time: str
+    """DNS resolution time, milliseconds (a decimal string)."""
     resp_download_time: str
+    """Content download time, milliseconds (a decimal string)."""
 
 
 class Fault(TypedDict):
@@ -238,8 +288,11 @@ class Fault(TypedDict):
     end_time: str
     """Unix timestamp, or a text meaning the fault has not ended (while it goes on)."""
     diff_time: str
+    """Duration of the fault, a text as the service writes it."""
     fault_status: str
+    """Cause of the fault, a text as the service writes it."""
     current_fault_period: str
+    """Duration of the current fault period, a text as the service writes it."""
 
 
 Faults: TypeAlias = dict[str, Fault | int]

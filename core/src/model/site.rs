@@ -53,8 +53,8 @@ pub struct Uprate {
     pub uprate: f64,
 }
 
-/// Response times at one check (milliseconds, very likely: the service's documentation does
-/// not say).
+/// Response times at one check, in milliseconds: the unit the figures show (the parts add up
+/// to the total; see `docs/service.md`), which the service's documentation leaves unnamed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResponseTime {
     /// Slowest.
