@@ -2,6 +2,9 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
+# rustdoc of the workspace, warnings as errors: checked by lint, copied into the site by docs
+# (the same command, so that the second run has nothing to do)
+RUSTDOC = RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
 # One target directory for every build here, so the release builds of the CLI and of the two
 # bindings share their compiled dependencies (the fragments default to their own directories,
 # which suits engineers building them side by side).
@@ -116,7 +119,7 @@ lint: python-env
 	$(CARGO) clippy -p monapi --lib -- -D warnings
 	# (the workspace-hack pruned: published, it is the registry's empty stub)
 	deps=$$($(CARGO) tree -p monapi -e normal --prefix none --prune workspace-hack) && ! grep -q '^arrow' <<< "$$deps"
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --workspace --quiet
+	$(RUSTDOC)
 	# No file of a crate uses another that uses it back (ARCHITECTURE.md, invariants).
 	$(PY) scripts/check-imports.py core emulator cli bindings-python bindings-node bench/soak
 	# No binding source file over 600 lines (ARCHITECTURE.md, invariants).

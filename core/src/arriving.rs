@@ -94,6 +94,11 @@ impl<T> Decoder<T> {
     }
 
     /// Reads a whole body.
+    ///
+    /// # Errors
+    ///
+    /// The error of the function the decoder reads whole bodies with (given to
+    /// [`new`](Decoder::new)): the body is not what it reads.
     pub fn read(&self, body: &[u8]) -> serde_json::Result<T> {
         (self.whole)(body)
     }
@@ -254,6 +259,11 @@ impl Members {
     /// The members of a body that has arrived in `pieces` (cut anywhere), when it is an
     /// object. For the fuzz targets (`fuzz/`) and the tests; no runtime may be running on
     /// this thread (the pieces are received as on the blocking pool).
+    ///
+    /// # Panics
+    ///
+    /// When called on a thread that runs a tokio runtime (from async code), as does every
+    /// read of the members it gives there.
     #[doc(hidden)]
     pub fn from_pieces(pieces: Vec<Bytes>) -> Option<Members> {
         let (sender, coming) = mpsc::unbounded_channel();
@@ -307,8 +317,12 @@ impl Members {
     }
 
     /// The next member of the body's object as `{"key": value}`; None after the last, once
-    /// the rest of the body is found blank. An error when the body ends inside the object or
-    /// holds more after it.
+    /// the rest of the body is found blank.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_piece`](Members::next_piece): the body ends inside the object, holds more
+    /// after it, or its separators are amiss.
     pub fn next_member(&mut self) -> serde_json::Result<Option<&str>> {
         match self.next_piece(1, 0)? {
             Some(Piece::Members(member)) => Ok(Some(member)),
@@ -321,6 +335,10 @@ impl Members {
     /// The next piece of the body as a decoder that builds a language's objects takes it
     /// (opened to the third level, in runs of 64 KiB): what is left after the last byte is one
     /// run.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_piece`](Members::next_piece).
     pub fn next_object_piece(&mut self) -> serde_json::Result<Option<Piece<'_>>> {
         self.next_piece(OBJECT_DEPTH, OBJECT_RUN_BYTES)
     }
@@ -329,9 +347,20 @@ impl Members {
     /// `depth` (1: the body's object only), and the whole members of the open object are
     /// handed over in runs of at least `run_bytes` of text (0: one by one), a run ending early
     /// where an object opens or closes. Give the same `depth` and `run_bytes` at every call.
-    /// None after the body's object, once the rest of the body is found blank; an error when
-    /// the body ends inside the object, holds more after it, or its separators are amiss
-    /// (what is inside a member is for its reader to check).
+    /// None after the body's object, once the rest of the body is found blank.
+    ///
+    /// # Errors
+    ///
+    /// A [`serde_json::Error`] of the data (what is inside a member is for its reader to
+    /// check) when the body:
+    ///
+    /// - ends inside its object, or holds more than blanks after it;
+    /// - has its separators amiss: a comma without a member, a member following an opened
+    ///   object without a comma, a `]` closing an object, an opened member without a key;
+    /// - is not UTF-8 text, or nests more than 2^32 - 1 levels deep.
+    ///
+    /// A function given to [`Decoder::with_members`] returns it: the body is then read whole
+    /// once it has arrived, so that the error is the whole body's.
     pub fn next_piece(&mut self, depth: u32, run_bytes: usize) -> serde_json::Result<Option<Piece<'_>>> {
         if let Some(end) = self.handed.take() {
             self.text.drain(..end);

@@ -234,6 +234,11 @@ pub fn error_budget_remaining(ratio: f64, slo: f64) -> f64 {
 /// assert!(check_slo("slo", 0.999).is_ok());
 /// assert_eq!(check_slo("slo", 99.9).unwrap_err().field(), Some("slo"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `field` when `slo` is not
+/// above 0 and below 1: a percentage such as `99.9`, or NaN.
 pub fn check_slo(field: &str, slo: f64) -> crate::Result<()> {
     if slo > 0.0 && slo < 1.0 {
         return Ok(());
@@ -262,6 +267,11 @@ pub const MAX_REFRESH_INTERVAL: std::time::Duration = std::time::Duration::from_
 /// assert_eq!(check_refresh_interval("interval", Duration::from_secs(59)).unwrap_err().field(), Some("interval"));
 /// assert!(check_refresh_interval("interval", Duration::from_secs(u64::MAX)).is_err());
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `field` when `interval` is
+/// shorter than [`MIN_REFRESH_INTERVAL`] or longer than [`MAX_REFRESH_INTERVAL`].
 pub fn check_refresh_interval(field: &str, interval: std::time::Duration) -> crate::Result<()> {
     if (MIN_REFRESH_INTERVAL..=MAX_REFRESH_INTERVAL).contains(&interval) {
         return Ok(());
@@ -290,6 +300,11 @@ pub fn default_stale_after(interval: std::time::Duration) -> std::time::Duration
 /// assert!(check_stale_after("stale_after", Duration::from_secs(900), interval).is_ok());
 /// assert_eq!(check_stale_after("stale_after", Duration::from_secs(60), interval).unwrap_err().field(), Some("stale_after"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `field` when `stale_after` is
+/// shorter than `interval` or longer than three times [`MAX_REFRESH_INTERVAL`].
 pub fn check_stale_after(
     field: &str,
     stale_after: std::time::Duration,
@@ -308,6 +323,12 @@ pub fn check_stale_after(
 /// A site report's tables summarized per monitoring point (by `monitor_id`; 0 is the
 /// average) and day of `timezone`, as of `now` (seconds since the epoch): checks after it and
 /// faults that start after it are left out, and a fault that ends after it still goes on.
+///
+/// # Panics
+///
+/// When `tables` are not a site report's tables (as [`site_report`](crate::table::site_report)
+/// and [`Tables::site_report`](crate::table::Tables::site_report) build them): a column of
+/// their schemas missing or of another type.
 pub fn summarize(tables: &SiteTables, timezone: FixedOffset, now: i64) -> BTreeMap<u32, PointSummary> {
     let mut points: BTreeMap<u32, PointSummary> = BTreeMap::new();
     let availability = &tables.availability;
@@ -448,6 +469,13 @@ pub struct LastValue {
 /// assert_eq!((last[0].metric.as_str(), last[0].value), ("usage", 7.0));
 /// # Ok::<(), monapi::Error>(())
 /// ```
+///
+/// # Panics
+///
+/// When `report` is not a service report table (as
+/// [`service_report`](crate::table::service_report) and
+/// [`Tables::service_report`](crate::table::Tables::service_report) build it): a column of
+/// its schema missing or of another type.
 pub fn last_values(report: &RecordBatch, now: i64) -> Vec<LastValue> {
     let series = strings(report, "series");
     let metrics = strings(report, "metric");

@@ -78,6 +78,11 @@ fn whole_f64(value: f64, max: f64) -> Option<u64> {
 /// assert_eq!(task_id(Id::Float(20001.0)).unwrap(), 20001);
 /// assert_eq!(task_id(Id::Text("-1")).unwrap_err().field(), Some("task_id"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `task_id` when `value` is not a whole number above 0: 0,
+/// negative, a fraction, a float beyond 2^53 - 1, text other than digits, or beyond 2^64 - 1.
 pub fn task_id(value: Id<'_>) -> Result<u64> {
     whole(value)
         .filter(|id| *id > 0)
@@ -99,6 +104,11 @@ pub(crate) fn check_task_id(id: u64) -> Result<()> {
 /// assert_eq!(monitor(Some(Id::Text("3"))).unwrap(), Monitor::Point(3));
 /// assert!(monitor(Some(Id::Int(-1))).is_err());
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `monitor` when `value` is not a whole number of 0 or more,
+/// read as for [`task_id`].
 pub fn monitor(value: Option<Id<'_>>) -> Result<Monitor> {
     let Some(value) = value else {
         return Ok(Monitor::All);
@@ -111,6 +121,11 @@ pub fn monitor(value: Option<Id<'_>>) -> Result<Monitor> {
 }
 
 /// A page of the service task list: a whole number from 1 to 2^32 - 1.
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `page` when `value` is not a whole number from 1 to 2^32 - 1
+/// (a fraction, NaN or an infinity included).
 pub fn page(value: f64) -> Result<u32> {
     whole_f64(value, u32::MAX as f64)
         .filter(|page| *page >= 1)
@@ -127,6 +142,11 @@ pub const MAX_CONCURRENCY: usize = 256;
 /// assert_eq!(monapi::input::concurrency(4.0).unwrap(), 4);
 /// assert!(monapi::input::concurrency(0.0).is_err());
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `concurrency` when `value` is not a whole number from 1 to
+/// [`MAX_CONCURRENCY`].
 pub fn concurrency(value: f64) -> Result<usize> {
     whole_f64(value, MAX_CONCURRENCY as f64)
         .filter(|n| *n >= 1)
@@ -191,6 +211,11 @@ impl Unit {
 /// let err = timeout("timeout", -1.0, Unit::Seconds).unwrap_err();
 /// assert!(err.rule().unwrap().starts_with("must be a positive number of seconds"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `field`, its rule written in `unit`, when `value` is 0 or
+/// less, less than a nanosecond, more than [`MAX_TIMEOUT`], NaN or an infinity.
 pub fn timeout(field: &str, value: f64, unit: Unit) -> Result<Duration> {
     let seconds = value / unit.per_second();
     if !(seconds > 0.0 && seconds <= MAX_TIMEOUT.as_secs_f64()) {
@@ -223,6 +248,11 @@ pub(crate) fn check_timeout(field: &str, value: Duration) -> Result<()> {
 /// assert_eq!(timezone("UTC").unwrap().local_minus_utc(), 0);
 /// assert_eq!(timezone("Asia/Shanghai").unwrap_err().field(), Some("timezone"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `timezone` when `text` (its blanks around left out) is none of
+/// those spellings, or its hours are over 23 or its minutes over 59.
 pub fn timezone(text: &str) -> Result<FixedOffset> {
     offset(text.trim()).ok_or_else(|| {
         Error::invalid_input(

@@ -48,8 +48,13 @@ const LEVELS: [(&str, LogLevel); 5] = [
 ];
 
 impl LogLevel {
-    /// Reads a level by name (`off`, `error`, `warn`, `info`, `debug`, in any case); the error
-    /// names `field` and the names allowed.
+    /// Reads a level by name (`off`, `error`, `warn`, `info`, `debug`, in any case, blanks
+    /// around left out).
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `field` and the names
+    /// allowed when `text` is none of them.
     pub fn parse(field: &str, text: &str) -> Result<LogLevel> {
         let wanted = text.trim();
         LEVELS
@@ -59,13 +64,18 @@ impl LogLevel {
             .ok_or_else(|| Error::invalid_input(None, field, "must be one of off, error, warn, info, debug"))
     }
 
-    /// The level given, else the one `MONAPI_LOG` names, else [`LogLevel::Warn`]. A bad name
-    /// (given or in the variable) is an error naming where it came from.
+    /// The level given, else the one `MONAPI_LOG` names (a blank variable counts as unset),
+    /// else [`LogLevel::Warn`].
     ///
     /// ```
     /// assert_eq!(monapi::LogLevel::resolve(Some("off"))?, monapi::LogLevel::Off);
     /// # Ok::<(), monapi::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`parse`](LogLevel::parse), naming where the bad name came from: `log_level` when
+    /// given, [`LOG_VAR`] (`MONAPI_LOG`) when read from the environment.
     pub fn resolve(given: Option<&str>) -> Result<LogLevel> {
         match given {
             Some(text) => LogLevel::parse("log_level", text),

@@ -147,6 +147,11 @@ impl TaskPages {
     }
 
     /// The next page, or `None` after the last one.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::task_page`]. The page that failed is asked for again by the next call
+    /// ([`upcoming`](TaskPages::upcoming) still names it).
     pub async fn next(&mut self) -> Result<Option<TaskPage>> {
         let Some(number) = self.next else {
             return Ok(None);
@@ -161,12 +166,22 @@ impl TaskPages {
 impl Client {
     /// One page (from 1) of `list` as it was sent (an empty page as `[]`), with the number of
     /// tasks it holds and the page after it, if any.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) when `page` is 0;
+    /// [`Error::Decode`](crate::Error::Decode) when the page is neither a list nor an object of
+    /// tasks; otherwise those of every call (see [`Client`](crate::Client#errors)).
     pub async fn task_page(&self, list: TaskList, page: u32) -> Result<TaskPage> {
         let response = self.execute(&list.request(page)).await?;
         Ok(TaskPage::new(page, response))
     }
 
     /// One page of the service task list: see [`Client::task_page`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::task_page`].
     pub async fn service_task_page(&self, page: u32) -> Result<TaskPage> {
         self.task_page(TaskList::Service, page).await
     }

@@ -98,12 +98,17 @@ pub enum Method {
 }
 
 impl Method {
-    /// `GET` or `POST`, in any case; the error names `method`.
+    /// `GET` or `POST`, in any case.
     ///
     /// ```
     /// assert_eq!(monapi::Method::parse("post").unwrap(), monapi::Method::Post);
     /// assert_eq!(monapi::Method::parse("PUT").unwrap_err().field(), Some("method"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `method` for any other
+    /// text (the service takes no other method).
     pub fn parse(text: &str) -> Result<Method> {
         match text.to_ascii_uppercase().as_str() {
             "GET" => Ok(Method::Get),

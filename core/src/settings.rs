@@ -308,8 +308,7 @@ impl fmt::Debug for Value {
     }
 }
 
-/// The setting a caller names `name` in `language`; an unknown name is an error naming it and
-/// listing the known ones.
+/// The setting a caller names `name` in `language`.
 ///
 /// ```
 /// use monapi::{settings, Language};
@@ -318,6 +317,11 @@ impl fmt::Debug for Value {
 /// assert_eq!(err.field(), Some("timout"));
 /// assert!(err.rule().unwrap().starts_with("is not a setting (the settings: base_url, client_id"));
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::InvalidInput`] naming `name` and listing the names of the settings in `language`
+/// when no setting is called `name` there.
 pub fn find(language: Language, name: &str) -> Result<&'static Setting> {
     SETTINGS
         .iter()
@@ -474,7 +478,7 @@ pub struct Options {
 impl Options {
     /// Every `(name, value)` of `values`, named and written as `language` names and writes
     /// them (Python's keyword arguments, a JavaScript options object, flags), with the
-    /// language recorded; the first refused value is the error.
+    /// language recorded.
     ///
     /// ```
     /// use monapi::{Language, Options, Value};
@@ -484,6 +488,10 @@ impl Options {
     /// assert_eq!(err.field(), Some("timeout"));
     /// # Ok::<(), monapi::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// The error of [`set`](Options::set) for the first value it refuses.
     pub fn from_values<N: AsRef<str>>(
         language: Language,
         values: impl IntoIterator<Item = (N, Value)>,
@@ -500,10 +508,22 @@ impl Options {
 
     /// Sets the setting `language` calls `name` from `value`, read by the setting's
     /// [`Kind`] (a duration in `language`'s unit; text for every kind from the command line).
-    /// [`Value::Null`] leaves it out (Python's `proxy=None` means no proxy). An unknown name, a
-    /// value of a type the setting does not take, or one that breaks its rule is an
-    /// [`Error::InvalidInput`] naming the setting as `language` does. Bounds that depend on
-    /// other settings are checked when the client is built.
+    /// [`Value::Null`] leaves it out (Python's `proxy=None` means no proxy). Bounds that depend
+    /// on other settings are checked when the client is built.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`], the setting left as it was, when:
+    ///
+    /// - no setting is called `name` in `language` (see [`find`]);
+    /// - `value` is of a type the setting does not take (see [`Setting::takes`]); its rule is
+    ///   [`Setting::expects`];
+    /// - `value` breaks the setting's rule: a duration that [`input::timeout`] refuses, a number
+    ///   out of the setting's bounds or not whole, a time zone that [`input::timezone`] does not
+    ///   read.
+    ///
+    /// It names an unknown setting as given, any other by the core's name (its
+    /// [`name`](Setting::name)): a binding shows its own with [`Error::message_with_names`].
     pub fn set(&mut self, language: Language, name: &str, value: Value) -> Result<()> {
         let setting = find(language, name)?;
         if !setting.takes(&value, language) {

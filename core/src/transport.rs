@@ -77,7 +77,13 @@ impl RawResponse {
         &self.body
     }
 
-    /// Decodes the body into `T`; a mismatch is an [`Error::Decode`] naming the JSON path.
+    /// Decodes the body into `T`.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::Decode`] when the body is not JSON, is not what `T` reads, or holds more
+    /// after its value: its message says where (the JSON path), its snippet shows how the body
+    /// starts (secrets removed).
     pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
         let mut de = serde_json::Deserializer::from_slice(&self.body);
         let value = serde_path_to_error::deserialize(&mut de)

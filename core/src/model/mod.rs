@@ -80,7 +80,13 @@ impl DateRange {
         DateRange::new(day, day)
     }
 
-    /// From `YYYY-MM-DD` texts; the error names `start_date` or `end_date`.
+    /// From `YYYY-MM-DD` texts (a date left out stays out).
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`] naming `start_date` or `end_date` when it is not a real date
+    /// written `YYYY-MM-DD`, or as [`validate`](DateRange::validate) when the start is after the
+    /// end.
     pub fn parse(start: Option<&str>, end: Option<&str>) -> Result<Self> {
         let range = DateRange {
             start: start.map(|s| parse_date("start_date", s)).transpose()?,
@@ -91,6 +97,11 @@ impl DateRange {
     }
 
     /// Checks that the start is not after the end.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`] naming `start_date` when both dates are given and the start is
+    /// after the end.
     pub fn validate(&self) -> Result<()> {
         match (self.start, self.end) {
             (Some(start), Some(end)) if start > end => Err(Error::invalid_input(

@@ -286,12 +286,23 @@ impl NewServiceTask {
         }
     }
 
-    /// Checks the service's rules; the error names every problem.
+    /// Checks the service's rules.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming every field that breaks a
+    /// rule, with the rule: a field its task type requires is one when it is left out.
     pub fn validate(&self) -> Result<()> {
         Problem::into_result(self.problems(None))
     }
 
-    /// Checks every task of a batch; the error names every problem with its task's index.
+    /// Checks every task of a batch.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `tasks` when the batch is
+    /// empty; otherwise naming every problem, as [`validate`](NewServiceTask::validate) does,
+    /// with its task's index in `tasks`, task by task.
     pub fn validate_batch(tasks: &[NewServiceTask]) -> Result<()> {
         if tasks.is_empty() {
             return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
@@ -311,8 +322,7 @@ impl NewServiceTask {
     }
 
     /// Reads a batch from loosely typed JSON: scalars as strings or numbers, left-out optional
-    /// fields taking the defaults of [`NewServiceTask::new`]; then checks it. The error names
-    /// every problem, type or rule, with the task's index and the field.
+    /// fields taking the defaults of [`NewServiceTask::new`]; then checks it.
     ///
     /// ```
     /// let json = serde_json::json!([
@@ -323,6 +333,12 @@ impl NewServiceTask {
     /// let problems: Vec<_> = err.problems().iter().map(|p| (p.index, p.field.as_str())).collect();
     /// assert_eq!(problems, [(Some(1), "user"), (Some(1), "password")]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `tasks` when `value` is
+    /// not a list or is an empty one; otherwise naming every problem, a value of the wrong type
+    /// or a broken rule, with the task's index and the field, task by task.
     pub fn batch_from_json(value: Value) -> Result<Vec<NewServiceTask>> {
         let items = super::de::batch_items(&value)?;
         let mut problems = Vec::new();

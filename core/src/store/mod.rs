@@ -102,8 +102,8 @@ impl StoreKind {
         }
     }
 
-    /// The kinds `text` names, separated by commas: kind names, or `service` and `site` for
-    /// the kinds of one report. The error names `field`.
+    /// The kinds `text` names, separated by commas (blanks around each left out): kind names,
+    /// or `service` and `site` for the kinds of one report; sorted, each once.
     ///
     /// ```
     /// use monapi::store::StoreKind;
@@ -112,6 +112,11 @@ impl StoreKind {
     /// assert_eq!(StoreKind::parse_list("kinds", "sites").unwrap_err().field(), Some("kinds"));
     /// # Ok::<(), monapi::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`] naming `field` when one of the names (an empty one included) is
+    /// none of those.
     pub fn parse_list(field: &str, text: &str) -> Result<Vec<StoreKind>> {
         let mut kinds = Vec::new();
         for name in text.split(',').map(str::trim) {
@@ -186,8 +191,17 @@ pub struct Store {
 
 impl Store {
     /// The store in `root` for days in `timezone`. Nothing is created until a day is
-    /// written; a store first written in another time zone is an error. This reads
-    /// `store.json` (blocking file I/O: from async code, call it on the blocking pool).
+    /// written. This reads `store.json` (blocking file I/O: from async code, call it on the
+    /// blocking pool); one that does not parse (cut short by a power cut) is set aside in
+    /// `.corrupt/` and written again.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidInput`] naming `store` when the store was first written in another time
+    ///   zone: open it with that one (the error names it), or use another directory.
+    /// - [`Error::Store`] naming the path when `store.json` cannot be read, is JSON but not a
+    ///   store's description, or does not parse and cannot be written again (a directory that is
+    ///   not writable, a full disk, another writer repairing it at the same time: try again).
     pub fn open(root: impl Into<PathBuf>, timezone: FixedOffset) -> Result<Store> {
         let store = Store {
             root: root.into(),
@@ -241,6 +255,11 @@ impl Store {
 
     /// Every `(task_id, day)` the store holds of `kind`, sorted: read from the names of
     /// the files, none opened.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::Store`] naming the directory when the kind's directory or the directory of one
+    /// of its days cannot be listed (one that does not exist holds nothing).
     pub fn contents(&self, kind: StoreKind) -> Result<Vec<(u64, NaiveDate)>> {
         let mut held = Vec::new();
         for day_dir in read_dir(&self.root.join(kind.name()))? {
@@ -653,6 +672,12 @@ fn pages_end(bytes: &[u8]) -> Option<usize> {
 /// let why = read_stored_file(StoreKind::ServiceReport, monapi::SERVICE_TIMEZONE, b"PAR1".to_vec());
 /// assert!(why.unwrap_err().contains("too short"));
 /// ```
+///
+/// # Errors
+///
+/// Why the bytes do not read as the table: they are too short to be a Parquet file, their
+/// pages do not match the checksum recorded in the footer (or none is), their schema is not
+/// the kind's in `timezone`, or the Parquet reader failed (or panicked) on them.
 pub fn read_stored_file(
     kind: StoreKind,
     timezone: FixedOffset,
@@ -749,6 +774,11 @@ pub fn milliseconds_schema(schema: &SchemaRef) -> SchemaRef {
 /// assert_eq!(try_in_milliseconds(&empty)?.num_rows(), 0);
 /// # Ok::<(), monapi::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::Store`] (its path `(in memory)`) naming the column that holds a time more than about
+/// 9.2e15 seconds from 1970.
 pub fn try_in_milliseconds(batch: &RecordBatch) -> Result<RecordBatch> {
     milliseconds(batch, |seconds| seconds.checked_mul(1000)).map_err(|column| Error::Store {
         path: "(in memory)".into(),

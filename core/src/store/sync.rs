@@ -251,6 +251,18 @@ impl Tables {
     /// # std::fs::remove_dir_all(&dir).unwrap();
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// A run that fails is no error of the call (see [`SyncReport::error`] to make it one).
+    /// The call fails, before any report is asked for, with:
+    ///
+    /// - [`Error::InvalidInput`](crate::Error::InvalidInput) when the client has no store, the
+    ///   concurrency is 0, no kind is asked, the range starts after it ends, or a task asked is
+    ///   in none of the task lists of the kinds asked;
+    /// - the errors of [`Store::open`](super::Store::open) when the store cannot be opened;
+    /// - those of every call of the client (see [`Client`](crate::Client#errors)) when no token
+    ///   or task list can be had.
     pub async fn sync(&self, options: SyncOptions) -> Result<SyncReport> {
         let store = self.open_store().await?.ok_or_else(|| {
             Error::invalid_input(

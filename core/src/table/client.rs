@@ -159,6 +159,10 @@ impl BulkOptions {
 }
 
 /// The rule of a bulk call's, a sync's or the exporter's `concurrency`: 1 or more.
+///
+/// # Errors
+///
+/// [`Error::InvalidInput`] naming `concurrency` when it is 0.
 pub fn check_concurrency(concurrency: usize) -> Result<()> {
     if concurrency == 0 {
         return Err(Error::invalid_input(
@@ -223,6 +227,10 @@ impl OnFailure {
     /// assert_eq!(OnFailure::parse("collect").unwrap(), OnFailure::Collect);
     /// assert_eq!(OnFailure::parse("throw").unwrap_err().field(), Some("errors"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] naming `errors` for any other text.
     pub fn parse(text: &str) -> Result<OnFailure> {
         match text {
             "raise" => Ok(OnFailure::Raise),
@@ -312,18 +320,70 @@ impl Tables {
     }
 
     /// Every service task (all pages) as one table.
+    ///
+    /// # Errors
+    ///
+    /// Those of every call of the client (see [`Client`](crate::Client#errors)). A page that fails fails
+    /// the call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// let tasks = client.tables().service_tasks().await?;
+    /// assert_eq!(tasks.num_rows(), 120);
+    /// # Ok(()) }
+    /// ```
     pub async fn service_tasks(&self) -> Result<RecordBatch> {
         let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
         Ok(super::service_tasks(&tasks, self.timezone()))
     }
 
     /// Every site task (all pages) as one table: [`site_tasks_schema`](super::site_tasks_schema).
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_tasks`](Tables::service_tasks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// let sites = client.tables().site_tasks().await?;
+    /// assert!(sites.schema().field_with_name("task_id").is_ok());
+    /// # Ok(()) }
+    /// ```
     pub async fn site_tasks(&self) -> Result<RecordBatch> {
         let tasks: Vec<_> = self.client.site_tasks_all().try_collect().await?;
         Ok(super::site_tasks(&tasks, self.timezone()))
     }
 
     /// The monitoring points as a table: [`monitors_schema`](super::monitors_schema).
+    ///
+    /// # Errors
+    ///
+    /// Those of every call of the client (see [`Client`](crate::Client#errors)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// let points = client.tables().monitors().await?;
+    /// assert!(points.num_rows() > 0);
+    /// # Ok(()) }
+    /// ```
     pub async fn monitors(&self) -> Result<RecordBatch> {
         Ok(super::monitors(&self.client.monitors().await?))
     }
@@ -331,6 +391,11 @@ impl Tables {
     /// The client's store, when it has one (see [`ClientBuilder::store`](crate::ClientBuilder::store)).
     /// It reads the store's `store.json` (blocking file I/O): the async calls open it with
     /// `open_store`, on the blocking pool.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`](crate::Error::Store) when the store's directory or its `store.json`
+    /// cannot be read, or `store.json` is not a store's (the error names the path).
     pub fn store(&self) -> Result<Option<Store>> {
         let settings = self.client.settings();
         settings
@@ -361,6 +426,26 @@ impl Tables {
 
     /// The long table of a service task's report over `range`. With a store, the settled
     /// days it holds are read from it and only the others fetched (see [`Store`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::service_report`](crate::Client::service_report); with a store, also
+    /// [`Error::Store`](crate::Error::Store) when it cannot be read or written (a garbled file is set
+    /// aside and fetched again, not an error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// use monapi::DateRange;
+    /// let table = client.tables().service_report(10001, DateRange::today()).await?;
+    /// println!("{} rows: {:?}", table.num_rows(), table.schema().fields().iter().map(|f| f.name()).collect::<Vec<_>>());
+    /// # Ok(()) }
+    /// ```
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
         let store = self.open_store().await?;
@@ -374,6 +459,25 @@ impl Tables {
     /// The three tables of a site task's report over `range`, for the points `monitor`
     /// selects. With a store, as [`service_report`](Tables::service_report) (the store
     /// keeps every point; the days it lacks are fetched for every point, and kept).
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_report`](Tables::service_report), with
+    /// [`Client::site_report`](crate::Client::site_report)'s.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// use monapi::{DateRange, Monitor};
+    /// let site = client.tables().site_report(20001, DateRange::today(), Monitor::All).await?;
+    /// println!("{} availability rows", site.availability.num_rows());
+    /// # Ok(()) }
+    /// ```
     pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteTables> {
         let range = self.resolve(range)?;
         let store = self.open_store().await?;
@@ -385,6 +489,24 @@ impl Tables {
     }
 
     /// The response-time distribution of a site task over `range`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Client::response_time_distribution`](crate::Client::response_time_distribution).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let emulator = monapi_emulator::Emulator::start(Default::default()).await.unwrap();
+    /// # let client = monapi::Client::builder().base_url(emulator.base_url()).client_id("demo_id")
+    /// #     .client_secret("demo_secret").username("test@example.com").password("123456").build()?;
+    /// use monapi::DateRange;
+    /// let table = client.tables().response_time_distribution(20001, DateRange::today()).await?;
+    /// assert!(table.num_rows() > 0);
+    /// # Ok(()) }
+    /// ```
     pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
         let range = self.resolve(range)?;
         let request = Request::ResponseTimeDistribution { task_id, range };
@@ -418,6 +540,15 @@ impl Tables {
     /// assert_eq!(bulk.failures[0].0, 999); // no such task
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// Only before the first report is asked for: [`Error::InvalidInput`] when `options` or
+    /// `range` breaks a rule (nothing is sent), and otherwise those of every call of the client
+    /// (see [`Client`](crate::Client#errors)) while the token is obtained and, for
+    /// [`TaskIds::All`], the task list read. A task that fails after that is not the call's error:
+    /// it is in [`BulkTables::failures`] (use [`BulkTables::error`] for a call that wants every task
+    /// or none).
     pub async fn service_reports(
         &self,
         tasks: impl Into<TaskIds>,
@@ -433,6 +564,11 @@ impl Tables {
 
     /// [`service_reports`](Tables::service_reports) as a stream of each task's outcome, in
     /// task order, for callers that write tables as they come.
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_reports`](Tables::service_reports); each task's error is its item of the
+    /// stream.
     pub async fn service_reports_stream(
         &self,
         tasks: impl Into<TaskIds>,
@@ -454,6 +590,10 @@ impl Tables {
     /// The site reports of many tasks over one `range` (the same `monitor` for all): see
     /// [`BulkTables`] and [`service_reports`](Tables::service_reports). [`TaskIds::All`]
     /// is every task of the site task list.
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_reports`](Tables::service_reports).
     pub async fn site_reports(
         &self,
         tasks: impl Into<TaskIds>,
@@ -470,6 +610,10 @@ impl Tables {
 
     /// [`site_reports`](Tables::site_reports) as a stream of each task's outcome, in task
     /// order.
+    ///
+    /// # Errors
+    ///
+    /// As for [`service_reports_stream`](Tables::service_reports_stream).
     pub async fn site_reports_stream(
         &self,
         tasks: impl Into<TaskIds>,

@@ -344,6 +344,12 @@ pub fn monitors(points: &[MonitorPoint]) -> RecordBatch {
 /// assert_eq!(table.num_rows(), 2); // the second value is null; its time is 1 December 00:00
 /// # Ok::<(), monapi::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::Decode`] of [`Endpoint::ServiceReport`] when `body` is not a service report (not
+/// UTF-8 JSON, not of the report's shape, a value or time that does not read): its message says
+/// what did not fit, its snippet shows how the body starts.
 pub fn service_report(
     task_id: u64,
     body: &[u8],
@@ -365,6 +371,11 @@ pub fn service_report(
 /// );
 /// # Ok::<(), monapi::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::Decode`] of [`Endpoint::SiteReport`] when `body` is not a site report, as for
+/// [`service_report`].
 pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<SiteTables> {
     site::build(task_id, Body::Whole(body), timezone).map_err(|e| decode_error(Endpoint::SiteReport, body, e))
 }
@@ -377,6 +388,11 @@ pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<S
 /// assert_eq!(table.num_rows(), 2);
 /// # Ok::<(), monapi::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// An [`Error::Decode`] of [`Endpoint::ResponseTimeDistribution`] when `body` is not a
+/// response-time distribution, as for [`service_report`].
 pub fn response_time_distribution(task_id: u64, body: &[u8]) -> Result<RecordBatch> {
     distribution::build(task_id, body).map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
 }

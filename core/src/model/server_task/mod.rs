@@ -400,13 +400,23 @@ impl ServerTask {
         }
     }
 
-    /// Checks the service's rules; the error names every field that breaks one, with the rule.
+    /// Checks the service's rules.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming every field that breaks a
+    /// rule, with the rule, in the order the service checks them.
     pub fn validate(&self) -> Result<()> {
         Problem::into_result(check(&Parsed::from(self), None))
     }
 
-    /// Checks every task of a batch; the error names every problem with its task's index in
-    /// `tasks`, task by task.
+    /// Checks every task of a batch.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `tasks` when the batch is
+    /// empty; otherwise naming every problem, as [`validate`](ServerTask::validate) does, with
+    /// its task's index in `tasks`, task by task.
     pub fn validate_batch(tasks: &[ServerTask]) -> Result<()> {
         if tasks.is_empty() {
             return Err(Error::invalid_input(None, "tasks", "must hold at least one task"));
@@ -421,8 +431,7 @@ impl ServerTask {
 
     /// Reads a batch from loosely typed JSON (as Python dicts or JavaScript objects arrive):
     /// each scalar may be a string or a number, and left-out fields take the defaults of
-    /// [`ServerTask::new`]. Then checks it. The error names every problem, type or rule, with
-    /// the task's index and the field, task by task in the order the service checks fields.
+    /// [`ServerTask::new`]. Then checks it.
     ///
     /// ```
     /// let json = serde_json::json!([
@@ -435,6 +444,13 @@ impl ServerTask {
     /// let problems: Vec<_> = err.problems().iter().map(|p| (p.index, p.field.as_str())).collect();
     /// assert_eq!(problems, [(Some(1), "frequency"), (Some(1), "task_type")]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming `tasks` when `value` is
+    /// not a list or is an empty one; otherwise naming every problem, a value of the wrong type
+    /// or a broken rule, with the task's index and the field, task by task in the order the
+    /// service checks fields.
     pub fn batch_from_json(value: Value) -> Result<Vec<ServerTask>> {
         let items = lenient::batch_items(&value)?;
         let mut problems = Vec::new();
