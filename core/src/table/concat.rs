@@ -14,6 +14,17 @@ use arrow_schema::{ArrowError, SchemaRef};
 /// other when that is cheaper than merging them, so that a name may stand several times in one
 /// dictionary: valid Arrow, but pandas refuses such a column ("Categorical categories must be
 /// unique"), and every reader that groups by the codes counts one name as several.
+///
+/// # Errors
+///
+/// An [`ArrowError`] when the batches do not join into a batch of `schema`: a column whose
+/// type differs from one batch to another or from the schema's, nulls in a column the schema
+/// does not let hold them, or a dictionary whose keys overflow once the batches are joined.
+///
+/// # Panics
+///
+/// When a batch has fewer columns than `schema` (arrow's `concat_batches` takes each of the
+/// schema's columns from every batch by its position).
 pub fn concat_batches<'a>(
     schema: &SchemaRef,
     batches: impl IntoIterator<Item = &'a RecordBatch>,
@@ -51,7 +62,11 @@ fn distinct_names(dictionary: &DictionaryArray<Int32Type>) -> Option<DictionaryA
     if first.len() == names.len() {
         return None;
     }
-    let keys = dictionary.keys().unary(|key| new_key[key as usize]);
+    // `unary` maps the keys of null rows too, which Arrow leaves unchecked: an all-null column
+    // with an empty dictionary, once appended after others, has keys beyond the dictionary.
+    let keys = dictionary
+        .keys()
+        .unary(|key| new_key.get(key as usize).copied().unwrap_or(0));
     Some(DictionaryArray::new(keys, Arc::new(distinct.finish())))
 }
 
@@ -100,5 +115,25 @@ mod tests {
             .collect();
         assert_eq!(rows, expected);
         assert_eq!(metric.null_count(), 0);
+    }
+
+    #[test]
+    fn a_null_whose_key_is_beyond_its_dictionary_stays_null() {
+        let kind = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let schema: SchemaRef = Arc::new(Schema::new(vec![Field::new("group", kind, true)]));
+        let mut days: Vec<RecordBatch> = (0..3)
+            .map(|_| batch(&schema, &["a", "b", "a", "c", "b", "a", "a", "b"]))
+            .collect();
+        // An all-null column: an empty dictionary, and keys of 0 that point at nothing.
+        let nulls: DictionaryArray<Int32Type> = [None::<&str>, None].into_iter().collect();
+        assert_eq!(nulls.values().len(), 0);
+        days.push(RecordBatch::try_new(schema.clone(), vec![Arc::new(nulls)]).unwrap());
+
+        let joined = concat_batches(&schema, &days).unwrap();
+        let group = joined.column(0).as_dictionary::<Int32Type>();
+        assert_eq!(group.values().len(), 3);
+        assert_eq!(group.len(), 26);
+        assert_eq!(group.null_count(), 2);
+        assert!(group.is_null(24) && group.is_null(25));
     }
 }
