@@ -791,8 +791,11 @@ fn date_ranges_work_or_are_refused_unsent() {
                     // The emulator answers a range of 1 to 366 days (a longest range of its own,
                     // which the service does not document); another is its 400. A date left
                     // out is the service's current day, which the core does not know: a start
-                    // after it is sent, and refused by the service.
-                    let today = chrono::Utc::now().date_naive();
+                    // after it is sent, and refused by the service. Its day, not UTC's: from 16:00
+                    // UTC the service is a day ahead.
+                    let today = chrono::Utc::now()
+                        .with_timezone(&monapi::SERVICE_TIMEZONE)
+                        .date_naive();
                     let days = (range.end.unwrap_or(today) - range.start.unwrap_or(today)).num_days() + 1;
                     match answer {
                         Ok(_) => ensure((1..=366).contains(&days), || format!("{range:?} answered")),
