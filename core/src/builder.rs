@@ -9,6 +9,7 @@ use chrono::FixedOffset;
 
 use crate::auth::{Auth, Credentials, TokenCallback};
 use crate::client::{Client, Inner};
+use crate::environment;
 use crate::input;
 use crate::network::{self, CaBundle, Language, Proxy};
 use crate::secret::Redactor;
@@ -60,6 +61,11 @@ impl Client {
     }
 
     /// A client configured entirely from the `MONAPI_*` environment variables.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`ClientBuilder::build`]: an [`Error::InvalidInput`](crate::Error::InvalidInput)
+    /// naming the variable to set or the value to fix.
     pub fn from_env() -> Result<Client> {
         ClientBuilder::from_env().build()
     }
@@ -74,6 +80,8 @@ impl From<Settings> for ClientBuilder {
             username: settings.username,
             password: None,
             password_md5: settings.password_md5,
+            password_file: None,
+            client_secret_file: None,
             timeout: Some(settings.timeout),
             connect_timeout: Some(settings.connect_timeout),
             max_retries: Some(settings.max_retries),
@@ -97,10 +105,14 @@ impl ClientBuilder {
         Self::default()
     }
 
-    /// A builder that falls back to `MONAPI_BASE_URL`, `MONAPI_CLIENT_ID`,
-    /// `MONAPI_CLIENT_SECRET`, `MONAPI_USERNAME` and `MONAPI_PASSWORD` (read by
-    /// [`build`](ClientBuilder::build); empty ones count as unset) for the values not given.
-    /// `MONAPI_PASSWORD` is not used when a password or its MD5 is given.
+    /// A builder that falls back, for each setting not given, to its variable
+    /// ([`SETTINGS`](crate::settings::SETTINGS): `MONAPI_BASE_URL`, `MONAPI_PASSWORD_FILE`,
+    /// `MONAPI_TIMEOUT`...), read by [`build`](ClientBuilder::build) as the command line's text
+    /// is (durations in seconds; empty variables count as unset). A login given in any form
+    /// (password, MD5 or file) leaves the environment's aside, as does a client secret in
+    /// either form. With no password and no client secret from anywhere, the credentials
+    /// `monapi.password` and `monapi.client_secret` of systemd's `$CREDENTIALS_DIRECTORY`
+    /// are read when they exist.
     pub fn from_env() -> Self {
         ClientBuilder {
             from_env: true,
@@ -146,37 +158,24 @@ impl ClientBuilder {
         self
     }
 
+    /// A file holding the account password, so that it is on no command line and in no
+    /// environment: read once by [`build`](ClientBuilder::build), one trailing newline
+    /// dropped. Giving the password or its MD5 too is an error.
+    pub fn password_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.given.password_file = Some(path.into());
+        self
+    }
+
+    /// A file holding the API client's secret, read as
+    /// [`password_file`](ClientBuilder::password_file) is. Giving the secret too is an error.
+    pub fn client_secret_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.given.client_secret_file = Some(path.into());
+        self
+    }
+
     /// Every value `options` holds (the others are left as they are).
     pub fn options(mut self, options: Options) -> Self {
-        let given = &mut self.given;
-        macro_rules! take {
-            ($($field:ident),*) => {$(
-                if options.$field.is_some() {
-                    given.$field = options.$field;
-                }
-            )*};
-        }
-        take!(
-            base_url,
-            client_id,
-            client_secret,
-            username,
-            password,
-            password_md5,
-            timeout,
-            connect_timeout,
-            max_retries,
-            user_agent,
-            refresh_leeway,
-            ca_bundle,
-            proxy,
-            max_connections,
-            max_response_bytes,
-            language,
-            timezone,
-            store,
-            settle
-        );
+        self.given.overlay(options);
         self
     }
 
@@ -351,25 +350,59 @@ impl ClientBuilder {
     }
 
     /// Checks the configuration and builds the client. No request is made.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::InvalidInput`](crate::Error::InvalidInput) naming the setting (or the
+    /// environment variable) at fault and its rule, the first one found, when:
+    ///
+    /// - the base URL, the client id or the client secret is missing, or a login is (a username
+    ///   and a password or its MD5, or a saved [`token`](ClientBuilder::token)); the error
+    ///   names the variable that would give it;
+    /// - the base URL is not an http or https URL, or holds a user, password, query or fragment;
+    /// - the user agent is not printable ASCII text;
+    /// - both the password and its MD5 are given, the MD5 is not 32 hexadecimal characters, or
+    ///   only one of the username and the password is given;
+    /// - a timeout, the settle time or a number (`max_retries`, `max_connections`,
+    ///   `max_response_bytes`) is out of its bounds;
+    /// - a CA bundle (given, or with [`from_env`](ClientBuilder::from_env) named by a variable
+    ///   of [`Language::ca_variables`] or `SSL_CERT_DIR`) cannot be read or holds no
+    ///   certificate;
+    /// - the proxy is not an http or https URL of a host (without a path or query);
+    /// - the HTTP client cannot be built with these settings.
     pub fn build(self) -> Result<Client> {
-        let given = self.given;
-        let env = |name: &str| {
-            self.from_env
+        let from_env = self.from_env;
+        self.build_with(&|name: &str| {
+            from_env
                 .then(|| std::env::var(name).ok())
                 .flatten()
                 .filter(|v| !v.is_empty())
+        })
+    }
+
+    /// [`build`](ClientBuilder::build), the environment read through `env` (the tests' own).
+    pub(crate) fn build_with(self, env: &dyn Fn(&str) -> Option<String>) -> Result<Client> {
+        let given = match self.from_env {
+            true => environment::merge(self.given, environment::options(env)?),
+            false => self.given,
         };
-        // A required text: given, or its variable; empty counts as missing.
-        let required = |value: Option<String>, field: &str, var: &str| {
-            value
-                .or_else(|| env(var))
-                .filter(|v| !v.is_empty())
-                .ok_or_else(|| {
-                    Error::invalid_input(None, field, format!("is required (give it, or set {var})"))
-                })
+        // A required text: empty counts as missing; the error names what would give it.
+        let required = |value: Option<String>, field: &str| {
+            value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                let variables: Vec<_> = settings::SETTINGS
+                    .iter()
+                    .filter(|s| s.name == field || s.name == format!("{field}_file"))
+                    .filter_map(|s| s.env)
+                    .collect();
+                Error::invalid_input(
+                    None,
+                    field,
+                    format!("is required (give it, or set {})", variables.join(" or ")),
+                )
+            })
         };
         let language = given.language.unwrap_or_default();
-        let base_url = required(given.base_url, "base_url", "MONAPI_BASE_URL")?;
+        let base_url = required(given.base_url, "base_url")?;
         check_base_url(&base_url)?;
         let user_agent = given.user_agent.unwrap_or_else(|| language.user_agent());
         if reqwest::header::HeaderValue::from_str(&user_agent).is_err() {
@@ -379,9 +412,15 @@ impl ClientBuilder {
                 "must be printable ASCII text (an HTTP header value)",
             ));
         }
-        let client_id = required(given.client_id, "client_id", "MONAPI_CLIENT_ID")?;
-        let secret = given.client_secret.map(|s| s.expose().to_string());
-        let client_secret = Secret::from(required(secret, "client_secret", "MONAPI_CLIENT_SECRET")?);
+        let client_id = required(given.client_id, "client_id")?;
+        let secret = environment::secret(
+            given.client_secret,
+            ("client_secret_file", given.client_secret_file),
+            environment::CLIENT_SECRET_CREDENTIAL,
+            env,
+        )?;
+        let secret = secret.map(|s| s.expose().to_string());
+        let client_secret = Secret::from(required(secret, "client_secret")?);
         if given.password.is_some() && given.password_md5.is_some() {
             return Err(Error::invalid_input(
                 None,
@@ -389,9 +428,21 @@ impl ClientBuilder {
                 "cannot be given together with the password: give one of them",
             ));
         }
-        let password = match (given.password, &given.password_md5) {
-            (None, None) => env("MONAPI_PASSWORD").map(Secret::from),
-            (password, _) => password,
+        if given.password_md5.is_some() && given.password_file.is_some() {
+            return Err(Error::invalid_input(
+                None,
+                "password_file",
+                "cannot be given together with the password's MD5: give one of them",
+            ));
+        }
+        let password = match &given.password_md5 {
+            Some(_) => given.password,
+            None => environment::secret(
+                given.password,
+                ("password_file", given.password_file),
+                environment::PASSWORD_CREDENTIAL,
+                env,
+            )?,
         };
         let password_md5 = match (&password, given.password_md5) {
             (Some(plain), _) => Some(md5_hex(plain.expose())),
@@ -408,7 +459,7 @@ impl ClientBuilder {
             }
             (None, None) => None,
         };
-        let username = given.username.or_else(|| env("MONAPI_USERNAME"));
+        let username = given.username;
         if username.is_some() != password_md5.is_some() {
             let missing = if username.is_none() {
                 "username"
@@ -442,10 +493,8 @@ impl ClientBuilder {
         let max_connections = count(given.max_connections, "max_connections")?;
         let max_response_bytes = count(given.max_response_bytes, "max_response_bytes")?;
         let settle = duration(given.settle, "settle")?;
-        let store = given
-            .store
-            .or_else(|| env("MONAPI_STORE").map(std::path::PathBuf::from));
-        let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, &env)?;
+        let store = given.store;
+        let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, env)?;
         if let Some(Proxy::Url(url)) = &given.proxy {
             network::check_proxy(url)?;
         }

@@ -27,11 +27,14 @@
 //! `debug` level: requests (path template, status, size, time), retries and token renewals.
 
 #![deny(missing_docs)]
+// Every public function that can fail says how, and one that can panic says when.
+#![deny(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
 mod arriving;
 mod auth;
 mod builder;
 mod client;
+mod environment;
 mod error;
 mod exit;
 #[cfg(feature = "arrow")]

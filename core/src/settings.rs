@@ -164,16 +164,34 @@ pub const SETTINGS: &[Setting] = &[
         name: "password_md5",
         node: "passwordMd5",
         kind: Kind::Secret,
-        env: None,
+        env: Some("MONAPI_PASSWORD_MD5"),
         default: Fallback::None,
         cli: true,
         help: "The account password already hashed (32 hex digits), instead of the password",
     },
     Setting {
+        name: "password_file",
+        node: "passwordFile",
+        kind: Kind::Text,
+        env: Some("MONAPI_PASSWORD_FILE"),
+        default: Fallback::Text("$CREDENTIALS_DIRECTORY/monapi.password, when that exists"),
+        cli: true,
+        help: "A file holding the account password (read once; a trailing newline is dropped), instead of the password",
+    },
+    Setting {
+        name: "client_secret_file",
+        node: "clientSecretFile",
+        kind: Kind::Text,
+        env: Some("MONAPI_CLIENT_SECRET_FILE"),
+        default: Fallback::Text("$CREDENTIALS_DIRECTORY/monapi.client_secret, when that exists"),
+        cli: true,
+        help: "A file holding the API client's secret (read once; a trailing newline is dropped), instead of the secret",
+    },
+    Setting {
         name: "timeout",
         node: "timeoutMs",
         kind: Kind::Duration,
-        env: None,
+        env: Some("MONAPI_TIMEOUT"),
         default: Fallback::Duration(DEFAULT_TIMEOUT),
         cli: true,
         help: "Overall timeout of one HTTP exchange",
@@ -182,7 +200,7 @@ pub const SETTINGS: &[Setting] = &[
         name: "connect_timeout",
         node: "connectTimeoutMs",
         kind: Kind::Duration,
-        env: None,
+        env: Some("MONAPI_CONNECT_TIMEOUT"),
         default: Fallback::Duration(DEFAULT_CONNECT_TIMEOUT),
         cli: true,
         help: "Timeout for making a connection",
@@ -194,7 +212,7 @@ pub const SETTINGS: &[Setting] = &[
             min: 0,
             max: input::MAX_RETRIES,
         },
-        env: None,
+        env: Some("MONAPI_MAX_RETRIES"),
         default: Fallback::Count(DEFAULT_MAX_RETRIES),
         cli: true,
         help: "Retries of a read after a transient failure (connection, 429, 5xx, error page)",
@@ -203,7 +221,7 @@ pub const SETTINGS: &[Setting] = &[
         name: "user_agent",
         node: "userAgent",
         kind: Kind::Text,
-        env: None,
+        env: Some("MONAPI_USER_AGENT"),
         default: Fallback::Text("monapi-<language>/<version>"),
         cli: true,
         help: "The User-Agent header",
@@ -221,7 +239,7 @@ pub const SETTINGS: &[Setting] = &[
         name: "proxy",
         node: "proxy",
         kind: Kind::Proxy,
-        env: None,
+        env: Some("MONAPI_PROXY"),
         default: Fallback::Text("the environment's: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, with NO_PROXY"),
         cli: true,
         help: "Proxy for every call, e.g. http://user:password@proxy:3128",
@@ -233,7 +251,7 @@ pub const SETTINGS: &[Setting] = &[
             min: 1,
             max: input::MAX_CONNECTIONS,
         },
-        env: None,
+        env: Some("MONAPI_MAX_CONNECTIONS"),
         default: Fallback::Count(DEFAULT_MAX_CONNECTIONS),
         cli: true,
         help: "The most connections open to the service at once",
@@ -245,7 +263,7 @@ pub const SETTINGS: &[Setting] = &[
             min: 1,
             max: MAX_RESPONSE_BYTES,
         },
-        env: None,
+        env: Some("MONAPI_MAX_RESPONSE_BYTES"),
         default: Fallback::Count(DEFAULT_MAX_RESPONSE_BYTES),
         cli: true,
         help: "The largest answer accepted, in bytes once decompressed",
@@ -254,7 +272,7 @@ pub const SETTINGS: &[Setting] = &[
         name: "timezone",
         node: "timezone",
         kind: Kind::Timezone,
-        env: None,
+        env: Some("MONAPI_TIMEZONE"),
         default: Fallback::Text("+08:00, the service's"),
         cli: true,
         help: "Time zone of the service's days and clock times, as an offset from UTC",
@@ -272,7 +290,7 @@ pub const SETTINGS: &[Setting] = &[
         name: "settle",
         node: "settleMs",
         kind: Kind::Duration,
-        env: None,
+        env: Some("MONAPI_SETTLE"),
         default: Fallback::Duration(DEFAULT_SETTLE),
         cli: true,
         help: "How long after a day ends (in the client's time zone) it is settled, and kept in the store",
@@ -444,6 +462,10 @@ pub struct Options {
     pub password: Option<Secret>,
     /// See [`ClientBuilder::password_md5`](crate::ClientBuilder::password_md5).
     pub password_md5: Option<Secret>,
+    /// See [`ClientBuilder::password_file`](crate::ClientBuilder::password_file).
+    pub password_file: Option<PathBuf>,
+    /// See [`ClientBuilder::client_secret_file`](crate::ClientBuilder::client_secret_file).
+    pub client_secret_file: Option<PathBuf>,
     /// See [`ClientBuilder::timeout`](crate::ClientBuilder::timeout).
     pub timeout: Option<Duration>,
     /// See [`ClientBuilder::connect_timeout`](crate::ClientBuilder::connect_timeout).
@@ -548,6 +570,8 @@ impl Options {
             "username" => self.username = Some(text(value)),
             "password" => self.password = Some(Secret::new(text(value))),
             "password_md5" => self.password_md5 = Some(Secret::new(text(value))),
+            "password_file" => self.password_file = Some(PathBuf::from(text(value))),
+            "client_secret_file" => self.client_secret_file = Some(PathBuf::from(text(value))),
             "timeout" => self.timeout = Some(duration(setting, value, language)?),
             "connect_timeout" => self.connect_timeout = Some(duration(setting, value, language)?),
             "max_retries" => self.max_retries = Some(count(setting, value)?),
@@ -573,6 +597,42 @@ impl Options {
             other => unreachable!("the setting {other} has no field"),
         }
         Ok(())
+    }
+}
+
+impl Options {
+    /// Every value `other` holds replaces this one's (the others are left as they are).
+    pub(crate) fn overlay(&mut self, other: Options) {
+        macro_rules! take {
+            ($($field:ident),*) => {$(
+                if other.$field.is_some() {
+                    self.$field = other.$field;
+                }
+            )*};
+        }
+        take!(
+            base_url,
+            client_id,
+            client_secret,
+            client_secret_file,
+            username,
+            password,
+            password_md5,
+            password_file,
+            timeout,
+            connect_timeout,
+            max_retries,
+            user_agent,
+            refresh_leeway,
+            ca_bundle,
+            proxy,
+            max_connections,
+            max_response_bytes,
+            language,
+            timezone,
+            store,
+            settle
+        );
     }
 }
 

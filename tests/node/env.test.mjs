@@ -3,6 +3,8 @@
 // quickstart runs from the environment alone.
 
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
@@ -52,6 +54,60 @@ test('explicit options win over the environment', async (t) => {
   await explicit.login()
   const md5 = new Client({ baseUrl: emu.baseUrl, clientSecret: emu.clientSecret, passwordMd5: 'e10adc3949ba59abbe56e057f20f883e' })
   await md5.login()
+})
+
+/**
+ * A directory of the test's own with `files` in it, removed after the test.
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {Record<string, string>} files
+ */
+function secretsDir(t, files) {
+  const dir = mkdtempSync(join(tmpdir(), 'monapi-secrets-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  return dir
+}
+
+test('secrets come from files: options, MONAPI_*_FILE and systemd credentials', async (t) => {
+  const emu = await emulator(t)
+  const dir = secretsDir(t, {
+    password: `${emu.password}\n`,
+    secret: `${emu.clientSecret}\n`,
+    'monapi.password': `${emu.password}\n`,
+    'monapi.client_secret': `${emu.clientSecret}\n`,
+  })
+  const account = { baseUrl: emu.baseUrl, clientId: emu.clientId, username: emu.username }
+  const fromFiles = new Client({ ...account, passwordFile: join(dir, 'password'), clientSecretFile: join(dir, 'secret') })
+  await fromFiles.login()
+
+  withEnv(t, { MONAPI_PASSWORD_FILE: join(dir, 'password'), MONAPI_CLIENT_SECRET_FILE: join(dir, 'secret') })
+  await new Client(account).login()
+  delete process.env.MONAPI_PASSWORD_FILE
+  delete process.env.MONAPI_CLIENT_SECRET_FILE
+
+  withEnv(t, { CREDENTIALS_DIRECTORY: dir })
+  await new Client(account).login()
+
+  const both = throws(() => new Client({ ...account, password: 'x', passwordFile: join(dir, 'password') }), 'INVALID_INPUT')
+  assert.equal(both.field, 'passwordFile')
+  const missing = throws(() => new Client({ ...account, passwordFile: join(dir, 'nowhere') }), 'INVALID_INPUT')
+  assert.equal(missing.field, 'passwordFile')
+  assert.match(missing.message, /nowhere/)
+})
+
+test('every setting reads its variable, in the units of the command line', async (t) => {
+  const emu = await emulator(t)
+  withEnv(t, { ...demoEnv(emu), MONAPI_TIMEZONE: 'UTC', MONAPI_MAX_RESPONSE_BYTES: '4096' })
+  const client = new Client()
+  assert.equal(client.timezone, '+00:00')
+  await client.login()
+  const tooBig = await rejects(client.serviceReport(10001), 'DECODE')
+  assert.match(tooBig.message, /maxResponseBytes/)
+  withEnv(t, { MONAPI_TIMEOUT: 'soon' })
+  const err = throws(() => new Client(), 'INVALID_INPUT')
+  assert.equal(err.field, 'MONAPI_TIMEOUT')
+  assert.match(err.message, /seconds/)
 })
 
 test('a missing value names the option and its variable', () => {

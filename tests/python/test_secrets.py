@@ -4,14 +4,17 @@ str or DEBUG log record; requests, retries and refreshes are logged at DEBUG."""
 from __future__ import annotations
 
 import logging
+import os
+import pathlib
 import pickle
+from typing import Any
 
 import pytest
 
 import monapi
 from monapi.testing import Emulator
 
-from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, leaks, linux_task
+from helpers import DEMO_PASSWORD, DEMO_PASSWORD_MD5, DEMO_SECRET, demo_env, leaks, linux_task
 
 # A mysql service task whose password is a secret too.
 DATABASE = {
@@ -147,3 +150,65 @@ async def test_no_secret_from_the_async_client_or_a_broken_connection(
     assert any("refresh grant" in m for m in records), records
     for text in texts + records:
         assert_clean(text, tokens)
+
+
+def test_secrets_come_from_files_variables_and_systemd_credentials(
+    emulator: Emulator, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path
+    (directory / "password").write_text(f"{DEMO_PASSWORD}\n")
+    (directory / "secret").write_text(f"{DEMO_SECRET}\r\n")
+    account: dict[str, Any] = {
+        "base_url": emulator.base_url,
+        "client_id": "demo_id",
+        "username": "test@example.com",
+    }
+    for name in [n for n in os.environ if n.startswith("MONAPI_")]:
+        monkeypatch.delenv(name)
+
+    with monapi.Client(
+        **account,
+        password_file=directory / "password",
+        client_secret_file=str(directory / "secret"),
+    ) as client:
+        assert client.login()["access_token"]
+        assert_clean(repr(client), [])
+
+    monkeypatch.setenv("MONAPI_PASSWORD_FILE", str(directory / "password"))
+    monkeypatch.setenv("MONAPI_CLIENT_SECRET_FILE", str(directory / "secret"))
+    with monapi.Client(**account) as client:
+        assert client.login()["access_token"]
+    monkeypatch.delenv("MONAPI_PASSWORD_FILE")
+    monkeypatch.delenv("MONAPI_CLIENT_SECRET_FILE")
+
+    (directory / "monapi.password").write_text(DEMO_PASSWORD)
+    (directory / "monapi.client_secret").write_text(DEMO_SECRET)
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(directory))
+    with monapi.Client(**account) as client:
+        assert client.login()["access_token"]
+
+    with pytest.raises(monapi.ValidationError) as both:
+        monapi.Client(**account, password="x", password_file=directory / "password")
+    assert both.value.field == "password_file"
+    with pytest.raises(monapi.ValidationError) as missing:
+        monapi.Client(**account, password_file=directory / "nowhere")
+    assert missing.value.field == "password_file"
+    assert "nowhere" in str(missing.value)
+
+
+def test_every_setting_reads_its_variable(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in demo_env(emulator).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MONAPI_TIMEZONE", "UTC")
+    monkeypatch.setenv("MONAPI_MAX_RESPONSE_BYTES", "4096")
+    with monapi.Client() as client:
+        assert client.tables.timezone == "+00:00"
+        with pytest.raises(monapi.DecodeError, match="max_response_bytes"):
+            client.service_report(10001)
+    monkeypatch.setenv("MONAPI_TIMEOUT", "soon")
+    with pytest.raises(monapi.ValidationError) as bad:
+        monapi.Client()
+    assert bad.value.field == "MONAPI_TIMEOUT"
+    assert "seconds" in str(bad.value)

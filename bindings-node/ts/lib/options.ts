@@ -34,6 +34,14 @@ export interface ClientOptions {
   /** The password already hashed: 32 hexadecimal characters (instead of `password`). */
   passwordMd5?: string
   /**
+   * A file holding the password, instead of `password`: read once when the client is made,
+   * one trailing newline dropped. Keeps the password out of code, command lines and the
+   * environment.
+   */
+  passwordFile?: string
+  /** A file holding the client secret, instead of `clientSecret`, read as `passwordFile` is. */
+  clientSecretFile?: string
+  /**
    * A saved token to resume with: an object from `login()`/`client.token`/`onToken`, the
    * token endpoint's answer as saved (without `expires_at`), or the JSON text of either.
    */

@@ -75,9 +75,11 @@ class Client:
     the call repeated once. Results are plain ``dict`` and ``list`` objects with the API's
     own keys and values, exactly as the service sent them (strings stay strings).
 
-    All parameters are keyword-only; any left out is read from the environment:
-    ``MONAPI_BASE_URL``, ``MONAPI_CLIENT_ID``, ``MONAPI_CLIENT_SECRET``,
-    ``MONAPI_USERNAME``, ``MONAPI_PASSWORD``.
+    All parameters are keyword-only; any left out is read from its environment variable
+    (``MONAPI_BASE_URL``, ``MONAPI_PASSWORD_FILE``, ``MONAPI_TIMEOUT`` in seconds, ...:
+    every setting has one). With no password and no client secret from anywhere, the systemd
+    credentials ``monapi.password`` and ``monapi.client_secret`` of
+    ``$CREDENTIALS_DIRECTORY`` are read when they exist.
 
     Parameters
     ----------
@@ -91,6 +93,13 @@ class Client:
         The account password in plain text; only its MD5 is kept and sent.
     password_md5 : str, optional
         The password already hashed (32 hex digits), instead of ``password``.
+    password_file : str or os.PathLike, optional
+        A file holding the password, instead of ``password``: read once when the client is
+        made, one trailing newline dropped. Keeps the password out of code, command lines
+        and the environment.
+    client_secret_file : str or os.PathLike, optional
+        A file holding the client secret, instead of ``client_secret``, read as
+        ``password_file`` is.
     token : dict, optional
         A saved token (``client.token`` of an earlier run) to resume without logging in.
     on_token : callable, optional
@@ -175,6 +184,8 @@ class Client:
         username: str | None = None,
         password: str | None = None,
         password_md5: str | None = None,
+        password_file: str | os.PathLike[str] | None = None,
+        client_secret_file: str | os.PathLike[str] | None = None,
         timeout: float | None = None,
         connect_timeout: float | None = None,
         max_retries: int | None = None,
@@ -987,6 +998,8 @@ class AsyncClient:
         username: str | None = None,
         password: str | None = None,
         password_md5: str | None = None,
+        password_file: str | os.PathLike[str] | None = None,
+        client_secret_file: str | os.PathLike[str] | None = None,
         timeout: float | None = None,
         connect_timeout: float | None = None,
         max_retries: int | None = None,

@@ -49,9 +49,11 @@ fn raw_request(
 /// the call repeated once. Results are plain ``dict`` and ``list`` objects with the API's
 /// own keys and values, exactly as the service sent them (strings stay strings).
 ///
-/// All parameters are keyword-only; any left out is read from the environment:
-/// ``MONAPI_BASE_URL``, ``MONAPI_CLIENT_ID``, ``MONAPI_CLIENT_SECRET``,
-/// ``MONAPI_USERNAME``, ``MONAPI_PASSWORD``.
+/// All parameters are keyword-only; any left out is read from its environment variable
+/// (``MONAPI_BASE_URL``, ``MONAPI_PASSWORD_FILE``, ``MONAPI_TIMEOUT`` in seconds, ...:
+/// every setting has one). With no password and no client secret from anywhere, the systemd
+/// credentials ``monapi.password`` and ``monapi.client_secret`` of
+/// ``$CREDENTIALS_DIRECTORY`` are read when they exist.
 ///
 /// Parameters
 /// ----------
@@ -65,6 +67,13 @@ fn raw_request(
 ///     The account password in plain text; only its MD5 is kept and sent.
 /// password_md5 : str, optional
 ///     The password already hashed (32 hex digits), instead of ``password``.
+/// password_file : str or os.PathLike, optional
+///     A file holding the password, instead of ``password``: read once when the client is
+///     made, one trailing newline dropped. Keeps the password out of code, command lines
+///     and the environment.
+/// client_secret_file : str or os.PathLike, optional
+///     A file holding the client secret, instead of ``client_secret``, read as
+///     ``password_file`` is.
 /// token : dict, optional
 ///     A saved token (``client.token`` of an earlier run) to resume without logging in.
 /// on_token : callable, optional

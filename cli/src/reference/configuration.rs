@@ -31,11 +31,17 @@ pub fn page() -> String {
         "Every setting of a client, in every language: its name, the values it takes, its \
          default and its environment variable. A setting left out falls back to its variable, \
          then to its default: the Python and Node packages and the `monapi` command always read \
-         the variables, Rust with `ClientBuilder::from_env()` (or `Client::from_env()`).",
+         the variables, Rust with `ClientBuilder::from_env()` (or `Client::from_env()`). A \
+         value given in code or by flag beats the variable; a password given in any form \
+         (plain, MD5 or file) sets every password variable aside, and a client secret in either \
+         form those of the secret. With neither from anywhere, the systemd credentials \
+         `monapi.password` and `monapi.client_secret` of `$CREDENTIALS_DIRECTORY` are read \
+         when they exist, so that secrets stay off command lines and out of the environment.",
     );
     out += "\n\n";
     out += &text(
-        "Durations are seconds in Python and on the command line (fractions allowed), \
+        "Durations are seconds in Python, on the command line and in every variable (fractions \
+         allowed), \
          milliseconds in Node (whose names end in `Ms`), a `std::time::Duration` in Rust. \
          Python takes an `os.PathLike` wherever it takes a `str`, as its path.",
     );

@@ -469,3 +469,102 @@ fn proxies_from_the_environment_unless_told_otherwise() {
     let zero = failure(&served.run(&["agents", "--max-connections", "0"]));
     assert!(zero.contains("max_connections"), "{zero}");
 }
+
+#[test]
+fn secrets_come_from_files_and_systemd_credentials_never_from_the_command_line() {
+    let served = Served::start();
+    let dir = std::env::temp_dir().join(format!("monapi-cli-secrets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("password"), "123456\n").unwrap();
+    std::fs::write(dir.join("secret"), "demo_secret\n").unwrap();
+    let account = |command: &mut Command| {
+        command
+            .env_remove("MONAPI_PASSWORD")
+            .env_remove("MONAPI_CLIENT_SECRET")
+            .env("MONAPI_BASE_URL", &served.base_url)
+            .env("MONAPI_CLIENT_ID", "demo_id")
+            .env("MONAPI_USERNAME", "test@example.com");
+    };
+    let password = dir.join("password").to_string_lossy().into_owned();
+    let secret = dir.join("secret").to_string_lossy().into_owned();
+
+    let mut flags = Command::new(BIN);
+    account(&mut flags);
+    let output = flags
+        .args([
+            "agents",
+            "--password-file",
+            &password,
+            "--client-secret-file",
+            &secret,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let mut variables = Command::new(BIN);
+    account(&mut variables);
+    let output = variables
+        .arg("agents")
+        .env("MONAPI_PASSWORD_FILE", &password)
+        .env("MONAPI_CLIENT_SECRET_FILE", &secret)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    std::fs::rename(dir.join("password"), dir.join("monapi.password")).unwrap();
+    std::fs::rename(dir.join("secret"), dir.join("monapi.client_secret")).unwrap();
+    let mut credentials = Command::new(BIN);
+    account(&mut credentials);
+    let output = credentials
+        .arg("agents")
+        .env("CREDENTIALS_DIRECTORY", &dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // A file that is not there: a usage error naming the flag's setting, nothing sent.
+    let mut missing = Command::new(BIN);
+    account(&mut missing);
+    let output = missing
+        .args([
+            "agents",
+            "--password-file",
+            "/nonexistent/password",
+            "--client-secret-file",
+        ])
+        .arg(dir.join("monapi.client_secret"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("password_file") && stderr.contains("/nonexistent/password"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("demo_secret"), "{stderr}");
+
+    let help = Command::new(BIN).args(["agents", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for variable in [
+        "MONAPI_PASSWORD_FILE",
+        "MONAPI_CLIENT_SECRET_FILE",
+        "MONAPI_PASSWORD_MD5",
+        "MONAPI_TIMEOUT",
+    ] {
+        assert!(help.contains(variable), "--help does not name {variable}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

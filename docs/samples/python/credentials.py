@@ -32,3 +32,19 @@ saved = json.loads(TOKEN_FILE.read_text())
 resumed = monapi.Client(token=saved, on_token=save)
 resumed.agents()
 assert dict(resumed.token)["access_token"] == saved["access_token"]
+
+# Secrets in files (the suite writes the demo account's there first, as a deployment would).
+pathlib.Path("secrets").mkdir(mode=0o700)
+pathlib.Path("secrets/password").write_text(os.environ["MONAPI_PASSWORD"] + "\n")
+pathlib.Path("secrets/client_secret").write_text(os.environ["MONAPI_CLIENT_SECRET"] + "\n")
+del os.environ["MONAPI_PASSWORD"], os.environ["MONAPI_CLIENT_SECRET"]
+
+# --8<-- [start:files]
+client = monapi.Client(
+    password_file="secrets/password",  # read once; a trailing newline is dropped
+    client_secret_file="secrets/client_secret",
+)
+client.agents()
+# --8<-- [end:files]
+assert client.token is not None
+client.close()

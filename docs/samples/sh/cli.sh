@@ -15,6 +15,14 @@ monapi report distribution 20001
 
 grep -q '"task_id"' tasks.json && grep -q '"task_id"' sites.json && [ -s report.json ]
 
+printf '%s\n' "$MONAPI_PASSWORD" >password && chmod 600 password
+# --8<-- [start:secret-files]
+unset MONAPI_PASSWORD                  # nothing secret in the environment or on the command line:
+monapi agents --password-file password >agents.json    # or MONAPI_PASSWORD_FILE=password
+# --8<-- [end:secret-files]
+grep -q '{' agents.json
+MONAPI_PASSWORD=$(cat password) && export MONAPI_PASSWORD  # for the samples after it
+
 # --8<-- [start:create]
 cat >tasks-to-create.json <<'JSON'
 [{"task_name": "cache", "task_type": "redis", "status_url": "http://10.0.0.5:6379"}]
