@@ -21,7 +21,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -45,7 +45,7 @@ rust-build:
 PHASE := PHASES=$(abspath target/phases.txt) scripts/phase.sh
 test:
 	@rm -f target/phases.txt
-	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium
+	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium windows-target
 	$(PHASE) lint $(MAKE) --no-print-directory lint
 	$(PHASE) docs $(MAKE) --no-print-directory docs
 	$(PHASE) rust $(MAKE) --no-print-directory rust-test
@@ -91,6 +91,17 @@ chromium: python-env
 	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }; } && \
 	  chromium --version >/dev/null 2>&1 || $(PY_VENV)/bin/playwright install --with-deps chromium
 
+## windows-target: what lint's check of the command for Windows needs: rustup's x86_64-pc-windows-gnu
+## standard library (added when missing), and Debian's mingw-w64 C compiler, with which the build
+## scripts of ring and zstd-sys compile their C for it; apt-get as for prometheus
+WINDOWS_TARGET := x86_64-pc-windows-gnu
+windows-target:
+	rustup target list --installed | grep -qx $(WINDOWS_TARGET) || rustup target add $(WINDOWS_TARGET)
+	command -v x86_64-w64-mingw32-gcc >/dev/null || { \
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64 || { \
+	  $(APT_SUDO) apt-get update && \
+	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64; }; }
+
 ## rust-test: every Rust test and doctest; a failing test binary does not stop the others
 ## (--no-fail-fast), and each names its failing tests. Left out, as they have no Rust test and
 ## their test builds would be for nothing: the Python binding (pytest tests it), the soak (checked
@@ -112,8 +123,9 @@ rust-package:
 ## code of the Python binding, which is never in a shipped wheel), warnings are errors; the core
 ## also without its arrow feature, which then pulls in no arrow crate; no import circle in any
 ## crate (scripts/check-imports.py); no binding source file over 600 lines (scripts/check-lengths.py);
-## workspace-hack/ current (scripts/check-features.py); actionlint on the workflows
-lint: python-env
+## workspace-hack/ current (scripts/check-features.py); actionlint on the workflows; the command
+## compiles for Windows (cargo check for x86_64-pc-windows-gnu: no unix-only API outside cfg(unix))
+lint: python-env windows-target
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
 	$(CARGO) clippy -p monapi --lib -- -D warnings
@@ -127,6 +139,8 @@ lint: python-env
 	# One feature set for every dependency whichever members a build takes (workspace-hack/).
 	$(PY) scripts/check-features.py
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
+	# The command compiles for Windows: checked (no code generated), so it costs type checking.
+	$(CARGO) check -p monapi-cli --target $(WINDOWS_TARGET)
 
 ## workspace-hack: regenerate workspace-hack/ with cargo-hakari (installed with cargo when missing)
 ## after a dependency or its features change, and make every member depend on it; commit it

@@ -117,7 +117,7 @@ struct Range {
 #[derive(Args)]
 struct Fetch {
     /// Tasks fetched at once.
-    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
+    #[arg(long, env = "MONAPI_CONCURRENCY", default_value_t = DEFAULT_CONCURRENCY)]
     concurrency: usize,
 }
 

@@ -8,6 +8,7 @@ mod logs;
 mod reference;
 mod sink;
 mod sync;
+mod variables;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use connection::Connection;
 use monapi::input::{self, Id};
-use monapi::{Client, DateRange, Exit, Monitor, NewServiceTask, Request, TaskList};
+use monapi::{Client, DateRange, Exit, LogLevel, Monitor, NewServiceTask, Request, TaskList};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
@@ -29,6 +30,8 @@ mod request;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    logs: logs::LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -106,14 +109,17 @@ enum Command {
 
 #[derive(Args)]
 struct ServeArgs {
+    // What a container of the emulator (a CI job's service container takes variables, not
+    // arguments) sets also comes from a variable, prefixed MONAPI_SERVE_: the emulator's
+    // settings are not the client's, which the other MONAPI_* variables are.
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
+    #[arg(long, env = "MONAPI_SERVE_HOST", default_value = "127.0.0.1")]
     host: IpAddr,
     /// Port to listen on (0 picks a free one).
-    #[arg(long, default_value_t = 8080)]
+    #[arg(long, env = "MONAPI_SERVE_PORT", default_value_t = 8080)]
     port: u16,
     /// Seed of the generated data: the same seed gives the same data.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, env = "MONAPI_SERVE_SEED", default_value_t = 42)]
     seed: u64,
     /// Lifetime of access tokens, in seconds.
     #[arg(long, default_value_t = 3600)]
@@ -136,7 +142,7 @@ struct ServeArgs {
     /// Serve HTTPS, with a certificate signed by a private CA made at start; the CA's
     /// certificate is written to a file whose path is printed (give it to clients with
     /// --ca-bundle, ca_bundle, caBundle or SSL_CERT_FILE).
-    #[arg(long)]
+    #[arg(long, env = "MONAPI_SERVE_TLS", value_parser = clap::builder::BoolishValueParser::new())]
     tls: bool,
     /// Time zone of the emulator's days and clock times, as an offset from UTC.
     #[arg(long, value_parser = timezone, default_value_t = monapi_emulator::SERVICE_TIMEZONE)]
@@ -200,11 +206,16 @@ enum ReportKind {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = variables::parse();
+    // The exporter makes its log lines itself, with its own layer and default level.
+    if !matches!(cli.command, Command::Exporter(_)) {
+        cli.logs
+            .init(LogLevel::default(), tracing_subscriber::layer::Identity::new());
+    }
     match cli.command {
         Command::Export(args) => return export::run(args).await,
         Command::Sync(args) => return sync::run(args).await,
-        Command::Exporter(args) => return exporter::run(args).await,
+        Command::Exporter(args) => return exporter::run(args, cli.logs).await,
         _ => {}
     }
     match run(cli).await {

@@ -28,8 +28,10 @@ fn after_help() -> String {
 #[derive(Args)]
 #[command(after_help = after_help())]
 pub(crate) struct SyncArgs {
-    /// The store's directory (made when missing); it replaces --store.
-    dir: PathBuf,
+    /// The store's directory (made when missing); it replaces --store. Left out: --store, else
+    /// MONAPI_STORE (the client's store setting, so that a unit file or a container sets it
+    /// once for every command).
+    dir: Option<PathBuf>,
     /// First day, YYYY-MM-DD (default: 29 days before --to's default).
     #[arg(long)]
     from: Option<String>,
@@ -45,7 +47,7 @@ pub(crate) struct SyncArgs {
     #[arg(long, default_value = "service,site")]
     kinds: String,
     /// Tasks fetched at once.
-    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
+    #[arg(long, env = "MONAPI_CONCURRENCY", default_value_t = DEFAULT_CONCURRENCY)]
     concurrency: usize,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal).
     #[arg(short, long)]
@@ -68,7 +70,12 @@ pub(crate) async fn run(args: SyncArgs) -> ExitCode {
 async fn sync(args: SyncArgs) -> monapi::Result<Exit> {
     let range = DateRange::parse(args.from.as_deref(), args.to.as_deref())?;
     let kinds = StoreKind::parse_list("kinds", &args.kinds)?;
-    let client = args.connection.builder()?.store(&args.dir).build()?;
+    let mut builder = args.connection.builder()?;
+    if let Some(dir) = &args.dir {
+        builder = builder.store(dir);
+    }
+    // Without a store from anywhere, the core's sync refuses, naming the three ways to give one.
+    let client = builder.build()?;
     let bar = bar(args.quiet);
     let moving = bar.clone();
     let mut options = SyncOptions::new()

@@ -1,10 +1,13 @@
 """`monapi exporter` checked by a real Prometheus (Debian's package, installed by `make`).
 
 Prometheus runs on loopback with examples/prometheus/prometheus.yml, scraping the exporter,
-which talks to the emulator. The configuration is the example's with three changes a test
-needs: the exporter's address, one-second scrape and evaluation intervals, and the site-down
-alert's `for` of 5 minutes shortened to 2 seconds (examples/prometheus/rules.test.yml checks
-the 5 minutes with promtool). Then, through Prometheus's HTTP API:
+which talks to the emulator. The configuration is the example's with its commented-out HTTPS
+and basic-auth settings made live, and three changes a test needs: the exporter's address,
+one-second scrape and evaluation intervals, and the site-down alert's `for` of 5 minutes
+shortened to 2 seconds (examples/prometheus/rules.test.yml checks the 5 minutes with
+promtool). The exporter takes the example's web-config.yml, with a certificate the test makes
+(openssl) and the bcrypt hash of the test's password in place of its placeholder: Prometheus
+scrapes it over HTTPS as that user. Then, through Prometheus's HTTP API:
 
 - the values it stored equal what monapi's tables give (the 1-day uptime ratio of each site
   and point is the mean availability of the day's checks up to the last one exported);
@@ -18,19 +21,23 @@ the 5 minutes with promtool). Then, through Prometheus's HTTP API:
 
 from __future__ import annotations
 
+import base64
 import datetime
 import json
 import pathlib
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import bcrypt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -52,6 +59,8 @@ from helpers import (
 
 EXAMPLES = ROOT / "examples"
 SITES = range(20001, 20006)
+# The password Prometheus scrapes the exporter with.
+SCRAPE_PASSWORD = "scrape-me-7f3a"
 T = TypeVar("T")
 
 
@@ -70,38 +79,84 @@ def wait_for(what: str, probe: Callable[[], T | None], seconds: float = 90.0) ->
         time.sleep(0.2)
 
 
-def http_get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as answer:
+def http_get(
+    url: str, headers: dict[str, str] | None = None, context: ssl.SSLContext | None = None
+) -> bytes:
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=30, context=context) as answer:
         body: bytes = answer.read()
         return body
 
 
-class Exporter:
-    """`monapi exporter --listen 127.0.0.1:0` against `emulator`; its stderr collected."""
+def uncommented(text: str, keys: tuple[str, ...]) -> str:
+    """`text` with its commented-out settings `keys` made live: each `# key:` line and the
+    `#   ` lines under it."""
+    lines, live = [], False
+    for line in text.splitlines():
+        body = line.lstrip()
+        indent = line[: len(line) - len(body)]
+        if body.startswith("# ") and body[2:].split(":")[0] in keys:
+            live = True
+        elif not body.startswith("#   "):
+            live = False
+        lines.append(indent + body[2:] if live else line)
+    return "\n".join(lines) + "\n"
 
-    def __init__(self, emulator: Emulator, *args: str) -> None:
+
+def self_signed(certificate: pathlib.Path, key: pathlib.Path) -> None:
+    """A certificate for 127.0.0.1 and its key (PEM), by openssl."""
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+         "-nodes", "-days", "2", "-subj", "/CN=monapi-exporter-test",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-keyout", str(key), "-out", str(certificate)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+
+
+class Exporter:
+    """`monapi exporter --listen 127.0.0.1:0` against `emulator`; its stderr collected. With
+    `ca_file` it is scraped over HTTPS trusting that certificate, with `user` (and
+    `SCRAPE_PASSWORD`) as basic auth."""
+
+    def __init__(
+        self,
+        emulator: Emulator,
+        *args: str,
+        ca_file: pathlib.Path | None = None,
+        user: str | None = None,
+    ) -> None:
         env = demo_env(emulator)
         command = [monapi_binary(), "exporter", "--listen", "127.0.0.1:0", *args]
         self.process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
         self.stderr: list[str] = []
         listening = threading.Event()
-        self.address = ""
+        self.url = ""
+        self.context = ssl.create_default_context(cafile=str(ca_file)) if ca_file else None
+        self.headers: dict[str, str] = {}
+        # What the exporter must never say or serve, besides the account's.
+        self.secrets: list[str] = []
+        if user is not None:
+            self.secrets.append(SCRAPE_PASSWORD)
+            token = base64.b64encode(f"{user}:{SCRAPE_PASSWORD}".encode()).decode()
+            self.headers["Authorization"] = f"Basic {token}"
 
         def read() -> None:
             assert self.process.stderr is not None
             for line in self.process.stderr:
                 self.stderr.append(line)
-                prefix = "monapi exporter listening on http://"
+                prefix = "monapi exporter listening on "
                 # A log line: its time and level, then the message.
                 if prefix in line:
-                    self.address = line.split(prefix, 1)[1].split("/")[0]
+                    self.url = line.split(prefix, 1)[1].split("/metrics")[0]
                     listening.set()
 
         threading.Thread(target=read, daemon=True).start()
         assert listening.wait(60), "".join(self.stderr)
+        self.address = self.url.split("://")[1]
 
     def metrics(self) -> str:
-        return http_get(f"http://{self.address}/metrics").decode()
+        return http_get(f"{self.url}/metrics", self.headers, self.context).decode()
 
     def refresh_now(self) -> None:
         self.process.send_signal(signal.SIGHUP)
@@ -152,7 +207,25 @@ class Prometheus:
 
 @pytest.fixture
 def stack(emulator: Emulator, tmp_path: pathlib.Path) -> Iterator[tuple[Exporter, Prometheus]]:
-    exporter = Exporter(emulator, "--slo", "0.999", "--service", "10001", "10011")
+    # The example's web configuration, its files made in the test's folder under the names it
+    # gives (relative to it), and a hash of the test's password in place of its placeholder.
+    web = yaml.safe_load((EXAMPLES / "prometheus" / "web-config.yml").read_text())
+    assert set(web) == {"tls_server_config", "basic_auth_users"}
+    (user,) = web["basic_auth_users"]
+    hashed = bcrypt.hashpw(SCRAPE_PASSWORD.encode(), bcrypt.gensalt(4)).decode()
+    web["basic_auth_users"][user] = hashed
+    tls = web["tls_server_config"]
+    self_signed(tmp_path / tls["cert_file"], tmp_path / tls["key_file"])
+    (tmp_path / "web-config.yml").write_text(yaml.safe_dump(web))
+    exporter = Exporter(
+        emulator,
+        *("--slo", "0.999", "--service", "10001", "10011"),
+        *("--web-config-file", str(tmp_path / "web-config.yml")),
+        ca_file=tmp_path / tls["cert_file"],
+        user=user,
+    )
+    assert exporter.url.startswith("https://"), exporter.url
+    exporter.secrets.append(hashed)
     rules = yaml.safe_load((EXAMPLES / "prometheus" / "rules.yml").read_text())
     for group in rules["groups"]:
         for rule in group["rules"]:
@@ -160,9 +233,17 @@ def stack(emulator: Emulator, tmp_path: pathlib.Path) -> Iterator[tuple[Exporter
                 assert rule["for"] == "5m"
                 rule["for"] = "2s"
     (tmp_path / "rules.yml").write_text(yaml.safe_dump(rules))
-    config = yaml.safe_load((EXAMPLES / "prometheus" / "prometheus.yml").read_text())
+    example = (EXAMPLES / "prometheus" / "prometheus.yml").read_text()
+    config = yaml.safe_load(uncommented(example, ("scheme", "tls_config", "basic_auth")))
     assert config["rule_files"] == ["rules.yml"]
     assert config["scrape_configs"][0]["static_configs"] == [{"targets": ["localhost:39126"]}]
+    # The scrape settings of the example's web configuration: its files, relative to
+    # prometheus.yml, in the test's folder too.
+    scrape = config["scrape_configs"][0]
+    assert scrape["scheme"] == "https"
+    assert scrape["tls_config"]["ca_file"] == tls["cert_file"]
+    assert scrape["basic_auth"]["username"] == user
+    (tmp_path / scrape["basic_auth"]["password_file"]).write_text(SCRAPE_PASSWORD)
     config["global"] = {"scrape_interval": "1s", "evaluation_interval": "1s"}
     config["scrape_configs"][0]["scrape_timeout"] = "1s"
     config["scrape_configs"][0]["static_configs"] = [{"targets": [exporter.address]}]
@@ -191,6 +272,13 @@ def test_prometheus_stores_what_the_tables_give_and_the_site_down_alert_fires(
             prometheus.query("monapi_up == 1 and on() count(monapi_site_task_info) == 5") or None
         ),
     )
+    # Prometheus scraped it over HTTPS with the password; without it /metrics is refused, and
+    # the probes stay open.
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        http_get(f"{exporter.url}/metrics", context=exporter.context)
+    assert refused.value.code == 401
+    assert refused.value.headers["WWW-Authenticate"] == 'Basic realm="monapi exporter"'
+    assert http_get(f"{exporter.url}/health", context=exporter.context) == b'{"status":"ok"}'
 
     # The 1-day uptime ratio of each site and point equals the mean availability of today's
     # checks, up to the last check the exporter saw (a new check may have come since).
@@ -278,7 +366,7 @@ def test_prometheus_stores_what_the_tables_give_and_the_site_down_alert_fires(
 
     # No secret in what the exporter said or served.
     said = "".join(exporter.stderr) + exporter.metrics()
-    for secret in (DEMO_PASSWORD, DEMO_SECRET, DEMO_PASSWORD_MD5):
+    for secret in (DEMO_PASSWORD, DEMO_SECRET, DEMO_PASSWORD_MD5, *exporter.secrets):
         assert not leaks(secret, said), secret
 
 

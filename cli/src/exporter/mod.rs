@@ -4,13 +4,17 @@
 //! exposition once ([`metrics`]); a scrape ([`server`]) only hands over the last rendering, so
 //! any number of Prometheus replicas costs the account nothing more.
 
+mod auth;
 mod metrics;
 mod refresh;
 mod server;
+mod tls;
+mod web_config;
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,9 +22,10 @@ use std::time::Duration;
 use clap::Args;
 use monapi::health;
 use monapi::table::DEFAULT_CONCURRENCY;
-use monapi::Exit;
+use monapi::{Exit, LogLevel};
 
-use crate::{exit, exit_of, logs, Connection};
+use crate::logs::LogArgs;
+use crate::{exit, exit_of, Connection};
 use metrics::Exposition;
 use refresh::{Failure, Filters, Outcome, Refresher, Shown};
 
@@ -44,10 +49,15 @@ monitor_id 0 is the average of the points):
 
 Endpoints: /metrics; /health, liveness (503 only when the refresh loop has died: the process
 then exits 1); /ready, readiness (503 until the first refresh has ended, and while the last 3
-refreshes have all failed). Log lines on stderr carry a time and a level (MONAPI_LOG sets the
-level, default info).
+refreshes have all failed). Log lines on stderr carry a time and a level (--log-level or
+MONAPI_LOG sets the level, default info; --log-format json, or MONAPI_LOG_FORMAT=json, writes
+each as one JSON object).
 
-SIGHUP refreshes at once. Example:
+Every flag falls back to its MONAPI_* variable, shown as [env: ...] (lists separated by
+commas: MONAPI_EXCLUDE_TASK_TYPE=ping,dns); a flag given wins.
+
+SIGHUP refreshes at once; SIGTERM or SIGINT (Ctrl-C) stops it. On Microsoft Windows, which has
+no SIGHUP, Ctrl-C stops it and it refreshes on its interval only. Example:
   monapi exporter --listen 0.0.0.0:39126 --store /data/monapi --slo 0.999 --exclude-task-type ping";
 
 /// Serve the account's sites, services and agents as Prometheus metrics on /metrics,
@@ -56,49 +66,57 @@ SIGHUP refreshes at once. Example:
 #[command(after_help = AFTER_HELP)]
 pub(crate) struct ExporterArgs {
     /// Address and port to listen on.
-    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    #[arg(long, env = "MONAPI_LISTEN", default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
     listen: SocketAddr,
     /// Seconds between refreshes (from 60, the service's finest check frequency, to 86400).
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    #[arg(long, value_name = "SECONDS", env = "MONAPI_INTERVAL", default_value_t = 300)]
     interval: u64,
     /// Seconds a value stands without a refresh that confirms it; older values are dropped,
     /// not frozen (default: three intervals).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", env = "MONAPI_STALE_AFTER")]
     stale_after: Option<u64>,
     /// Availability objective (a ratio, e.g. 0.999): adds the remaining error budget per
     /// window.
-    #[arg(long)]
+    #[arg(long, env = "MONAPI_SLO")]
     slo: Option<f64>,
-    /// Only these site tasks (repeat the option or list several).
-    #[arg(long = "site", value_name = "ID", num_args = 1..)]
+    // The lists: the option repeated, several values after it, or values separated by commas
+    // (the one way a variable can hold several).
+    /// Only these site tasks (repeat the option, list several, or separate them by commas).
+    #[arg(long = "site", value_name = "ID", num_args = 1.., value_delimiter = ',', env = "MONAPI_SITE")]
     sites: Vec<u64>,
     /// Not these site tasks.
-    #[arg(long = "exclude-site", value_name = "ID", num_args = 1..)]
+    #[arg(long = "exclude-site", value_name = "ID", num_args = 1.., value_delimiter = ',', env = "MONAPI_EXCLUDE_SITE")]
     exclude_sites: Vec<u64>,
     /// Only these service tasks.
-    #[arg(long = "service", value_name = "ID", num_args = 1..)]
+    #[arg(long = "service", value_name = "ID", num_args = 1.., value_delimiter = ',', env = "MONAPI_SERVICE")]
     services: Vec<u64>,
     /// Not these service tasks.
-    #[arg(long = "exclude-service", value_name = "ID", num_args = 1..)]
+    #[arg(long = "exclude-service", value_name = "ID", num_args = 1.., value_delimiter = ',', env = "MONAPI_EXCLUDE_SERVICE")]
     exclude_services: Vec<u64>,
     /// Only tasks of these types (site: http, https, ping...; service: apache, mysql...).
-    #[arg(long = "task-type", value_name = "TYPE", num_args = 1..)]
+    #[arg(long = "task-type", value_name = "TYPE", num_args = 1.., value_delimiter = ',', env = "MONAPI_TASK_TYPE")]
     task_types: Vec<String>,
     /// Not tasks of these types.
-    #[arg(long = "exclude-task-type", value_name = "TYPE", num_args = 1..)]
+    #[arg(long = "exclude-task-type", value_name = "TYPE", num_args = 1.., value_delimiter = ',', env = "MONAPI_EXCLUDE_TASK_TYPE")]
     exclude_task_types: Vec<String>,
     /// Tasks fetched at once during a refresh.
-    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
+    #[arg(long, env = "MONAPI_CONCURRENCY", default_value_t = DEFAULT_CONCURRENCY)]
     concurrency: usize,
+    /// Who may scrape: a web configuration in the format of Prometheus' exporter-toolkit,
+    /// `tls_server_config` (`cert_file`, `key_file`) for HTTPS and `basic_auth_users` (user:
+    /// bcrypt hash) for a password on /metrics; read at start, any other key refused.
+    #[arg(long, value_name = "PATH", env = "MONAPI_WEB_CONFIG_FILE")]
+    web_config_file: Option<PathBuf>,
     #[command(flatten)]
     connection: Connection,
 }
 
-/// Runs the exporter until SIGINT or SIGTERM: exit code 0; 2 for a bad argument (nothing
-/// sent); 1 when the client cannot be made, the address not bound, or the refresh loop died.
-pub(crate) async fn run(args: ExporterArgs) -> ExitCode {
+/// Runs the exporter until SIGINT or SIGTERM (Ctrl-C on Windows): exit code 0; 2 for a bad
+/// argument (nothing sent); 1 when the client cannot be made, the address not bound, or the
+/// refresh loop died. `logs`: the log flags, at `info` unless they say otherwise.
+pub(crate) async fn run(args: ExporterArgs, logs: LogArgs) -> ExitCode {
     limit_arenas();
-    match serve(args).await {
+    match serve(args, logs).await {
         Ok(()) => exit(Exit::Success),
         Err(error) => {
             eprintln!("monapi: error: {error}");
@@ -107,7 +125,7 @@ pub(crate) async fn run(args: ExporterArgs) -> ExitCode {
     }
 }
 
-async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
+async fn serve(args: ExporterArgs, logs: LogArgs) -> Result<(), Box<dyn std::error::Error>> {
     let interval = Duration::from_secs(args.interval);
     health::check_refresh_interval("interval", interval)?;
     let stale_after = args
@@ -118,6 +136,11 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
         health::check_slo("slo", slo)?;
     }
     monapi::table::check_concurrency(args.concurrency)?;
+    // Read whole before anything is fetched: a bad file is a bad argument.
+    let web = match &args.web_config_file {
+        Some(file) => web_config::WebConfig::load(file)?,
+        None => web_config::WebConfig::default(),
+    };
     let filters = Filters {
         sites: args.sites,
         exclude_sites: args.exclude_sites,
@@ -127,14 +150,19 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
         exclude_task_types: args.exclude_task_types,
     };
     let exposition = Arc::new(Exposition::new());
-    logs::init(metrics::request_counter(&exposition))?;
+    logs.init(LogLevel::Info, metrics::request_counter(&exposition));
     let client = args.connection.client()?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let address = listener.local_addr()?;
+    // Listened for before the line that says it is up: a SIGTERM or SIGHUP that came between
+    // it and the first poll of a lazily made handler would end the process (their default).
+    let (stop, hangups) = (StopSignals::new(), Hangups::new());
     tracing::info!(
-        "monapi exporter listening on http://{address}/metrics (refresh every {} s, values stale after {} s)",
+        "monapi exporter listening on {}://{address}/metrics ({}refresh every {} s, values stale after {} s)",
+        if web.tls.is_some() { "https" } else { "http" },
+        if web.users.is_some() { "basic auth, " } else { "" },
         interval.as_secs(),
         stale_after.as_secs()
     );
@@ -145,8 +173,8 @@ async fn serve(args: ExporterArgs) -> Result<(), Box<dyn std::error::Error>> {
         stale_after,
     };
     let refresher = Refresher::new(client, shown);
-    let refreshing = tokio::spawn(refresh_loop(refresher, exposition.clone(), interval));
-    let serving = server::serve(listener, exposition.clone(), shutdown());
+    let refreshing = tokio::spawn(refresh_loop(refresher, exposition.clone(), interval, hangups));
+    let serving = server::serve(listener, exposition.clone(), web, stop.wait());
     supervise(refreshing, serving, &exposition).await
 }
 
@@ -187,11 +215,14 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Refreshes every `interval` (measured from the start of the last one, bounded by the
-/// core's rule), and at once on SIGHUP, publishing and logging each outcome. Never returns;
-/// a panic here or in the rendering ends the task, which [`supervise`] sees.
-async fn refresh_loop(mut refresher: Refresher, exposition: Arc<Exposition>, interval: Duration) {
-    let mut hangup =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).expect("a SIGHUP handler");
+/// core's rule), and at once on SIGHUP (not on Windows), publishing and logging each outcome.
+/// Never returns; a panic here or in the rendering ends the task, which [`supervise`] sees.
+async fn refresh_loop(
+    mut refresher: Refresher,
+    exposition: Arc<Exposition>,
+    interval: Duration,
+    mut hangup: Hangups,
+) {
     loop {
         let started = tokio::time::Instant::now();
         let outcome = refresher.refresh(chrono::Utc::now()).await;
@@ -210,8 +241,33 @@ async fn refresh_loop(mut refresher: Refresher, exposition: Arc<Exposition>, int
         }
         tokio::select! {
             _ = tokio::time::sleep_until(started + interval) => {}
-            _ = hangup.recv() => tracing::info!("SIGHUP: refreshing now"),
+            _ = hangup.next() => tracing::info!("SIGHUP: refreshing now"),
         }
+    }
+}
+
+/// The SIGHUPs that ask for a refresh now. Windows has no SIGHUP: there none ever comes, and
+/// the exporter refreshes on its interval (its `--help` says so).
+struct Hangups {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Hangups {
+    fn new() -> Hangups {
+        Hangups {
+            #[cfg(unix)]
+            signal: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+                .expect("a SIGHUP handler"),
+        }
+    }
+
+    /// Resolves at the next SIGHUP.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        self.signal.recv().await;
+        #[cfg(not(unix))]
+        std::future::pending::<()>().await;
     }
 }
 
@@ -349,15 +405,47 @@ fn give_back_free_memory() {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM, and says which.
-async fn shutdown() {
-    let mut terminate =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
-    let signal = tokio::select! {
-        _ = tokio::signal::ctrl_c() => "SIGINT",
-        _ = terminate.recv() => "SIGTERM",
-    };
-    tracing::info!("{signal}: shutting down");
+/// What asks the exporter to stop: SIGINT (Ctrl-C) or SIGTERM (what supervisors and container
+/// runtimes send); Ctrl-C alone on Windows, which has no SIGTERM.
+struct StopSignals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn new() -> StopSignals {
+        #[cfg(unix)]
+        let listen = |kind| tokio::signal::unix::signal(kind).expect("a signal handler");
+        StopSignals {
+            #[cfg(unix)]
+            interrupt: listen(tokio::signal::unix::SignalKind::interrupt()),
+            #[cfg(unix)]
+            terminate: listen(tokio::signal::unix::SignalKind::terminate()),
+        }
+    }
+
+    /// Resolves when asked to stop, and says by what.
+    async fn wait(self) {
+        #[cfg(unix)]
+        let signal = {
+            let StopSignals {
+                mut interrupt,
+                mut terminate,
+            } = self;
+            tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            }
+        };
+        #[cfg(not(unix))]
+        let signal = {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        };
+        tracing::info!("{signal}: shutting down");
+    }
 }
 
 #[cfg(test)]

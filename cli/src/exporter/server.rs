@@ -1,5 +1,6 @@
 //! The exporter's HTTP server: `/metrics` (the last rendering, gzipped when asked), `/` (a
-//! page linking to it, as exporters have), `/health` (liveness) and `/ready` (readiness).
+//! page linking to it, as exporters have), `/health` (liveness) and `/ready` (readiness); over
+//! HTTPS, and `/metrics` with basic auth, as the web configuration asks.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -7,13 +8,17 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt as _;
 use axum::Router;
 use bytes::Bytes;
 
+use super::auth;
 use super::metrics::{gzip, Exposition, CONTENT_TYPE};
+use super::tls::TlsListener;
+use super::web_config::WebConfig;
 
 const PAGE: &str = r#"<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>monapi exporter</title></head>
@@ -27,20 +32,35 @@ const PAGE: &str = r#"<!DOCTYPE html>
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     exposition: Arc<Exposition>,
+    web: WebConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let mut scrape = get(metrics);
+    if let Some(users) = web.users {
+        // Only /metrics: the page holds nothing, and the probes must stay open to what holds no
+        // password (a kubelet, a load balancer), as the exposition is what is worth guarding.
+        scrape = scrape.layer(middleware::from_fn_with_state(Arc::new(users), auth::require));
+    }
     let app = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
-        .route("/metrics", get(metrics))
+        .route("/metrics", scrape)
         .route("/health", get(health))
         .route("/ready", get(ready))
         .with_state(exposition);
-    // A scrape's answer is two writes (the data's gzip member, then the exporter's own): with
-    // Nagle's algorithm the second waited for the scraper's delayed ACK, 40 ms.
-    let listener = listener.tap_io(|stream| {
-        let _ = stream.set_nodelay(true);
-    });
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    match web.tls {
+        Some(config) => {
+            let listener = TlsListener::new(listener, config);
+            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        }
+        None => {
+            // A scrape's answer is two writes (the data's gzip member, then the exporter's own):
+            // with Nagle's algorithm the second waited for the scraper's delayed ACK, 40 ms.
+            let listener = listener.tap_io(|stream| {
+                let _ = stream.set_nodelay(true);
+            });
+            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        }
+    }
 }
 
 /// The last rendering and the exporter's own metrics: two gzip members when the scraper

@@ -10,6 +10,9 @@ use super::markdown::{self, block, code, table, text};
 /// The anchor of the client flags' section.
 const CLIENT_FLAGS: &str = "client-flags";
 
+/// The anchor of the global flags' section.
+const GLOBAL_FLAGS: &str = "global-flags";
+
 pub fn page() -> String {
     let mut cli = crate::Cli::command();
     // Completes the tree: the usages, and each command's name as typed.
@@ -25,7 +28,8 @@ pub fn page() -> String {
          `monapi help COMMAND` prints a command's help.",
     );
     out += " The commands that call the service take the [client flags](#client-flags); each \
-            falls back to its `MONAPI_*` variable, then to its default ([Configuration](configuration.md)).\n\n";
+            falls back to its `MONAPI_*` variable, then to its default ([Configuration](configuration.md)). \
+            Every command takes the [global flags](#global-flags), before or after its name.\n\n";
     out += &markdown::heading(2, "Commands", "commands");
     out += "\n";
     let mut rows = Vec::new();
@@ -36,6 +40,8 @@ pub fn page() -> String {
     for command in visible(&cli) {
         out += &section(command, 2);
     }
+    out += "\n";
+    out += &global_flags(&cli);
     out += "\n";
     out += &client_flags();
     out
@@ -48,11 +54,12 @@ fn visible(command: &Command) -> impl Iterator<Item = &Command> {
         .filter(|sub| !sub.is_hide_set() && sub.get_name() != "help")
 }
 
-/// The arguments a user sees, less clap's `--help` and `--version`.
+/// The arguments a user sees, less clap's `--help` and `--version` and the global flags (which
+/// clap copies into every command: they have a section of their own).
 fn arguments(command: &Command) -> impl Iterator<Item = &Arg> {
-    command
-        .get_arguments()
-        .filter(|arg| !arg.is_hide_set() && !matches!(arg.get_id().as_str(), "help" | "version"))
+    command.get_arguments().filter(|arg| {
+        !arg.is_hide_set() && !arg.is_global_set() && !matches!(arg.get_id().as_str(), "help" | "version")
+    })
 }
 
 /// The command as typed (`monapi export site-reports`).
@@ -160,6 +167,22 @@ fn section(command: &Command, level: usize) -> String {
     for sub in visible(command) {
         out += &section(sub, level + 1);
     }
+    out
+}
+
+/// The flags of `monapi` itself, which every command takes.
+fn global_flags(cli: &Command) -> String {
+    let mut out = markdown::heading(2, "Global flags", GLOBAL_FLAGS);
+    out += "\n";
+    out += &text("Every command takes these, before or after its name: its log lines on stderr.");
+    out += "\n\n";
+    let rows: Vec<Vec<String>> = cli
+        .get_arguments()
+        .filter(|arg| arg.is_global_set() && !arg.is_hide_set())
+        .filter(|arg| !matches!(arg.get_id().as_str(), "help" | "version"))
+        .map(|arg| vec![names(arg), value(arg), default(arg), description(arg)])
+        .collect();
+    out += &table(&["Flag", "Value", "Default", "What it is"], &rows);
     out
 }
 

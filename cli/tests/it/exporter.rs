@@ -20,10 +20,10 @@ use monapi_emulator::{Config, Emulator, Faults};
 use crate::export::{client, monapi};
 
 /// A running exporter: its address, its stderr so far; killed when dropped.
-struct Exporter {
+pub(crate) struct Exporter {
     child: Child,
-    address: SocketAddr,
-    stderr: Arc<Mutex<String>>,
+    pub(crate) address: SocketAddr,
+    pub(crate) stderr: Arc<Mutex<String>>,
 }
 
 impl Drop for Exporter {
@@ -35,7 +35,7 @@ impl Drop for Exporter {
 
 impl Exporter {
     /// `monapi exporter --listen 127.0.0.1:0 <args>`, once it listens.
-    fn start(emulator: &Emulator, args: &[&str]) -> Exporter {
+    pub(crate) fn start(emulator: &Emulator, args: &[&str]) -> Exporter {
         let mut child = monapi(emulator)
             .env("MONAPI_MAX_RETRIES", "0")
             .args(["exporter", "--listen", "127.0.0.1:0"])
@@ -49,7 +49,9 @@ impl Exporter {
         let shared = stderr.clone();
         std::thread::spawn(move || {
             for line in lines.lines().map_while(Result::ok) {
-                if let Some((_, rest)) = line.split_once("monapi exporter listening on http://") {
+                if let Some((_, url)) = line.split_once("monapi exporter listening on ") {
+                    // http://, or https:// with a web configuration (exporter_web.rs)
+                    let rest = url.split_once("://").unwrap().1;
                     let _ = sender.send(rest.split('/').next().unwrap().parse::<SocketAddr>().unwrap());
                 }
                 shared.lock().unwrap().push_str(&(line + "\n"));
@@ -106,7 +108,7 @@ impl Exporter {
 }
 
 /// A GET over HTTP/1.0 (the body then ends with the connection): status line and body.
-fn get(address: SocketAddr, path: &str, gzip: bool) -> (String, Vec<u8>) {
+pub(crate) fn get(address: SocketAddr, path: &str, gzip: bool) -> (String, Vec<u8>) {
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let accept = if gzip { "Accept-Encoding: gzip\r\n" } else { "" };
@@ -685,7 +687,7 @@ fn a_wrong_password_is_one_line_per_refresh_and_never_ends_the_process() {
     assert!(!stderr.contains("not-the-password"), "{stderr}");
 }
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exporter").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -798,4 +800,32 @@ fn a_secret_inside_a_longer_number_is_not_a_leak() {
     assert!(!leaks("123456", "at 10:02:03.123456Z"));
     assert!(leaks("123456", "password=123456&"));
     assert!(leaks("123456", "123456"));
+}
+
+#[test]
+fn a_signal_right_after_the_listening_line_is_handled_not_fatal() {
+    let emulator = Emulator::spawn_thread(Config::default()).unwrap();
+    // SIGHUP at once: a refresh, not the end of the process (the default action of SIGHUP).
+    let exporter = Exporter::start(&emulator, &[]);
+    // SAFETY: kill(2) with a pid of our own child.
+    assert_eq!(unsafe { libc::kill(exporter.child.id() as i32, libc::SIGHUP) }, 0);
+    exporter.refreshed_after(0.0);
+    assert!(status(&exporter, "/health").contains(" 200 "));
+
+    // SIGTERM at once: the graceful stop, exit code 0.
+    let mut exporter = Exporter::start(&emulator, &[]);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { libc::kill(exporter.child.id() as i32, libc::SIGTERM) },
+        0
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = exporter.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "{}", exporter.stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0), "{}", exporter.stderr.lock().unwrap());
 }

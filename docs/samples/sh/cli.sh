@@ -2,6 +2,13 @@
 # tests/python/test_docs.py in a fresh directory with the emulator's account in MONAPI_* and
 # `monapi` on PATH. What lies outside the regions checks what the samples gave.
 
+# --8<-- [start:logs]
+# Each request as a JSON object on stderr (the answer on stdout, here thrown away).
+monapi agents --log-level debug --log-format json 2>&1 >/dev/null | jq -c '{level, message, endpoint, status}'
+# --8<-- [end:logs]
+
+[ "$(monapi agents --log-level debug --log-format json 2>&1 >/dev/null | jq -s 'map(select(.status == 200)) | length')" -ge 2 ]
+
 # --8<-- [start:read]
 monapi tasks >tasks.json              # every page of the service task list, as JSON
 monapi sites >sites.json              # every page of the site task list (--page N: one page)
