@@ -166,7 +166,7 @@ answers:
 ## commit them (the Rust suite fails when they differ: the reference tests of cli/src/reference/)
 .PHONY: reference
 reference:
-	MONAPI_WRITE_REFERENCE=1 $(CARGO) test -p monapi-cli --bin monapi reference
+	MONAPI_WRITE_REFERENCE=1 $(CARGO) test -p monapi-cli --lib reference
 
 ## fmt: format the code
 fmt:

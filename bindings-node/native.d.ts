@@ -431,6 +431,14 @@ export interface ProblemPayload {
 }
 
 /**
+ * Runs the `monapi` command with `args` (the program's name first) and returns its exit code:
+ * the command of the crate monapi-cli, linked into this addon, which `npx monapi` runs
+ * (`bin/monapi.js`). It holds the calling thread until the command ends, as a command's own
+ * process would; the command reads and writes the process's standard streams.
+ */
+export declare function runCommand(args: Array<string>): number
+
+/**
  * The JavaScript names of the settings, in the core's order (for the suite's check that the
  * TypeScript `ClientOptions` declares each of them).
  */

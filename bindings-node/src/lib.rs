@@ -66,6 +66,15 @@ pub fn error_codes() -> Vec<String> {
     monapi::ERROR_CODES.iter().map(|code| code.to_string()).collect()
 }
 
+/// Runs the `monapi` command with `args` (the program's name first) and returns its exit code:
+/// the command of the crate monapi-cli, linked into this addon, which `npx monapi` runs
+/// (`bin/monapi.js`). It holds the calling thread until the command ends, as a command's own
+/// process would; the command reads and writes the process's standard streams.
+#[napi(catch_unwind)]
+pub fn run_command(args: Vec<String>) -> u32 {
+    u32::from(monapi_cli::run_embedded(args))
+}
+
 /// The package version (the Cargo workspace version).
 #[napi(catch_unwind)]
 pub fn version() -> String {

@@ -17,6 +17,7 @@ mod blocking;
 mod bridge;
 mod bulk;
 mod clients;
+mod command;
 mod decode;
 mod emulator;
 mod encode;
@@ -68,6 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode::_loads, m)?)?;
     m.add_function(wrap_pyfunction!(decode::_loads_chunked, m)?)?;
     m.add_function(wrap_pyfunction!(hooks::_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(command::_run_command, m)?)?;
     #[cfg(feature = "bench-bridge")]
     m.add_function(wrap_pyfunction!(bench_bridge::_bench_via_library, m)?)?;
     Ok(())

@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -14,7 +13,7 @@ use monapi::table::{self, BulkOptions, BulkStream, Progress, SiteTables, DEFAULT
 use monapi::{DateRange, ErrorKind, Exit};
 
 use crate::sink::{Format, Sink, SinkError};
-use crate::{exit, parse_monitor, Connection};
+use crate::{parse_monitor, Connection};
 
 /// Write the service's data as a typed table: CSV, Parquet, NDJSON or Arrow.
 #[derive(Args)]
@@ -181,18 +180,18 @@ impl From<SinkError> for Failure {
 }
 
 /// Runs an export and says how it went (the core's rule, [`Exit`]).
-pub(crate) async fn run(args: ExportArgs) -> ExitCode {
+pub(crate) async fn run(args: ExportArgs) -> Exit {
     match export(args.table).await {
         Ok(written) => written.report(),
         Err(Failure::Usage(message)) => {
             eprintln!("monapi: error: {message}");
-            exit(Exit::Usage)
+            Exit::Usage
         }
         Err(Failure::Fatal(message)) => {
             eprintln!("monapi: error: {message}");
-            exit(Exit::Failure)
+            Exit::Failure
         }
-        Err(Failure::OutputClosed) => exit(Exit::Success),
+        Err(Failure::OutputClosed) => Exit::Success,
     }
 }
 
@@ -206,7 +205,7 @@ struct Written {
 }
 
 impl Written {
-    fn report(self) -> ExitCode {
+    fn report(self) -> Exit {
         for (task_id, error) in &self.failures {
             eprintln!("monapi: task {task_id} failed: {error}");
         }
@@ -224,7 +223,7 @@ impl Written {
                 }
             );
         }
-        exit(Exit::of_tasks(failed, self.tasks))
+        Exit::of_tasks(failed, self.tasks)
     }
 }
 

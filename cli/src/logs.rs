@@ -8,8 +8,13 @@
 //! redacted by the core) are shown too. The lines are made from the events' fields as the core
 //! wrote them, in either format: neither adds a value of its own.
 
+use std::sync::OnceLock;
+
 use clap::{Args, ValueEnum};
 use monapi::LogLevel;
+use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
+use tracing::{Dispatch, Event, Metadata, Subscriber};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::{Layer, Registry};
@@ -78,7 +83,95 @@ impl LogArgs {
             .with(layer)
             .with(lines.with_filter(shown));
         // Only the first command of a process sets it (the unit tests start several).
-        let _ = tracing::subscriber::set_global_default(subscriber);
+        let _ = LINES.set(Dispatch::new(subscriber));
+    }
+}
+
+/// The log lines [`LogArgs::init`] made, once the command has read its flags.
+static LINES: OnceLock<Dispatch> = OnceLock::new();
+
+/// The command's dispatcher: the lines of [`LINES`], from when they are made. [`run`] makes it
+/// the default before the command starts: the process's, or where the process already has one
+/// (inside the Python package, whose native module sends its events to Python's `logging`),
+/// that of each thread the command runs on ([`on_this_thread`]).
+///
+/// [`run`]: crate::run
+pub(crate) fn dispatch() -> &'static Dispatch {
+    static COMMAND: OnceLock<Dispatch> = OnceLock::new();
+    COMMAND.get_or_init(|| Dispatch::new(Lines))
+}
+
+/// Makes [`dispatch`] the process's default; false when the process has one already.
+pub(crate) fn install() -> bool {
+    tracing::dispatcher::set_global_default(dispatch().clone()).is_ok()
+}
+
+/// Makes [`dispatch`] this thread's default for the rest of its life (each thread of the
+/// command's runtime, when [`install`] could not make it the process's).
+pub(crate) fn on_this_thread() {
+    std::mem::forget(tracing::dispatcher::set_default(dispatch()));
+}
+
+/// A subscriber that hands everything to [`LINES`] once they are made, and drops what comes
+/// before (nothing does: the command makes them before its first call). Its interest in a
+/// callsite is never cached, since the lines come after the callsites are registered.
+struct Lines;
+
+impl Lines {
+    fn lines() -> Option<&'static Dispatch> {
+        LINES.get()
+    }
+}
+
+impl Subscriber for Lines {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        Interest::sometimes()
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        Lines::lines().is_some_and(|lines| lines.enabled(metadata))
+    }
+
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        Lines::lines().map_or(Id::from_u64(u64::MAX), |lines| lines.new_span(span))
+    }
+
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        if let Some(lines) = Lines::lines() {
+            lines.record(span, values);
+        }
+    }
+
+    fn record_follows_from(&self, span: &Id, follows: &Id) {
+        if let Some(lines) = Lines::lines() {
+            lines.record_follows_from(span, follows);
+        }
+    }
+
+    fn event(&self, event: &Event<'_>) {
+        if let Some(lines) = Lines::lines() {
+            lines.event(event);
+        }
+    }
+
+    fn enter(&self, span: &Id) {
+        if let Some(lines) = Lines::lines() {
+            lines.enter(span);
+        }
+    }
+
+    fn exit(&self, span: &Id) {
+        if let Some(lines) = Lines::lines() {
+            lines.exit(span);
+        }
+    }
+
+    fn clone_span(&self, span: &Id) -> Id {
+        Lines::lines().map_or_else(|| span.clone(), |lines| lines.clone_span(span))
+    }
+
+    fn try_close(&self, span: Id) -> bool {
+        Lines::lines().is_some_and(|lines| lines.try_close(span))
     }
 }
 

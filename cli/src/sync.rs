@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
 use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
@@ -10,7 +9,7 @@ use monapi::store::{StoreKind, SyncOptions, SyncProgress};
 use monapi::table::DEFAULT_CONCURRENCY;
 use monapi::{DateRange, Exit};
 
-use crate::{exit, Connection};
+use crate::Connection;
 
 /// The command's `--help` after its flags: the exit codes (the core's rule), and a cron line.
 fn after_help() -> String {
@@ -57,12 +56,12 @@ pub(crate) struct SyncArgs {
 }
 
 /// Runs a sync and says how it went (the core's rule, [`Exit`]).
-pub(crate) async fn run(args: SyncArgs) -> ExitCode {
+pub(crate) async fn run(args: SyncArgs) -> Exit {
     match sync(args).await {
-        Ok(done) => exit(done),
+        Ok(done) => done,
         Err(error) => {
             eprintln!("monapi: error: {error}");
-            exit(Exit::of_error(&error))
+            Exit::of_error(&error)
         }
     }
 }

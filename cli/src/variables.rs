@@ -4,20 +4,25 @@
 //! variable it came from besides the flag (the one a user set is the variable, not the flag).
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use std::ffi::OsString;
+
 use clap::{Command, Parser};
 
-/// The command line of `P` and its flags' variables; a usage error ends the process (exit code
-/// 2), naming the flag, the values it takes, and the variable when the value was its.
-pub(crate) fn parse<P: Parser>() -> P {
+/// The command line `args` (the program's name first) of `P`, with its flags' variables. A
+/// usage error, `--help` or `--version` is printed (naming the flag, the values it takes, and
+/// the variable when the value was its) and its exit code returned (2; 0 for help).
+pub(crate) fn parse_from<P: Parser>(args: &[OsString]) -> Result<P, u8> {
     let mut command = blank_as_unset(P::command());
     let parsed = command
         .clone()
-        .try_get_matches()
+        .try_get_matches_from(args)
         .and_then(|mut matches| P::from_arg_matches_mut(&mut matches));
-    match parsed {
-        Ok(parsed) => parsed,
-        Err(error) => named_by_variable(error, &command).format(&mut command).exit(),
-    }
+    parsed.map_err(|error| {
+        let error = named_by_variable(error, &command, args).format(&mut command);
+        // Printing fails only when the terminal is gone, which leaves nothing to tell.
+        let _ = error.print();
+        error.exit_code() as u8
+    })
 }
 
 /// `command` without the variables that are set but blank, in it and every subcommand.
@@ -39,7 +44,7 @@ fn blank_as_unset(command: Command) -> Command {
 
 /// `error`, with a line naming the variable when the bad value came from one (its flag was not
 /// on the command line).
-fn named_by_variable(mut error: clap::Error, command: &Command) -> clap::Error {
+fn named_by_variable(mut error: clap::Error, command: &Command, args: &[OsString]) -> clap::Error {
     if !matches!(error.kind(), ErrorKind::InvalidValue | ErrorKind::ValueValidation) {
         return error;
     }
@@ -55,7 +60,7 @@ fn named_by_variable(mut error: clap::Error, command: &Command) -> clap::Error {
         return error;
     };
     let flag = flag.to_string();
-    let given = std::env::args_os().skip(1).any(|word| {
+    let given = args.iter().skip(1).any(|word| {
         let word = word.to_string_lossy();
         word == flag || word.starts_with(&format!("{flag}="))
     });

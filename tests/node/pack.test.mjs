@@ -19,9 +19,12 @@ import { after, before, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 
 import { stage } from '../../bindings-node/scripts/platforms.mjs'
-import { ROOT, runNode } from './helpers.mjs'
+import { Emulator } from 'monapi'
+
+import { ROOT, runNode, runProgram } from './helpers.mjs'
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx'
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 const LICENSES = ['LICENSE-MIT', 'LICENSE-APACHE']
 
@@ -88,6 +91,7 @@ before(async () => {
     [
       ...LICENSES,
       'README.md',
+      'bindings-node/bin/monapi.js',
       'bindings-node/index.d.mts',
       'bindings-node/index.d.ts',
       'bindings-node/index.js',
@@ -218,12 +222,51 @@ test('the main and the platform tarballs install into an empty directory and wor
   }
 })
 
+test('npx monapi is the command: its version, its help, a call with the password from a file', async (t) => {
+  const dir = app(join(work, 'command'), [mainTarball, platformTarball])
+  const emu = await Emulator.start()
+  t.after(() => emu.stop())
+  const secrets = join(work, 'secrets')
+  mkdirSync(secrets)
+  writeFileSync(join(secrets, 'password'), `${emu.password}\n`)
+  const env = {
+    ...process.env,
+    MONAPI_BASE_URL: emu.baseUrl,
+    MONAPI_CLIENT_ID: emu.clientId,
+    MONAPI_CLIENT_SECRET: emu.clientSecret,
+    MONAPI_USERNAME: emu.username,
+    MONAPI_PASSWORD: '',
+  }
+  const npx = (/** @type {string[]} */ args) => runProgram(NPX, ['--offline', '--no-install', 'monapi', ...args], { cwd: dir, env })
+
+  const version = await npx(['--version'])
+  assert.equal(version.code, 0, version.stderr)
+  assert.equal(version.stdout.trim(), `monapi ${PACKAGE.version}`)
+  const help = await npx(['exporter', '--help'])
+  assert.equal(help.code, 0, help.stderr)
+  assert.match(help.stdout, /--web-config-file <PATH>\s+.*\n[^]*\[env: MONAPI_WEB_CONFIG_FILE=?\]/)
+
+  const sites = await npx(['sites', '--password-file', join(secrets, 'password')])
+  assert.equal(sites.code, 0, sites.stderr)
+  assert.equal(JSON.parse(sites.stdout).length, 5)
+  assert.equal(emu.counters().token, 1)
+  // A usage error: exit code 2 and nothing sent, as from the crate's binary.
+  const usage = await npx(['report', 'service', '10001', '--from', '2026-02-30'])
+  assert.equal(usage.code, 2, usage.stderr)
+  assert.match(usage.stderr, /start_date/)
+  assert.equal(emu.counters().service_report, 0)
+})
+
 test('without its platform package, or with one of another version, monapi says what to install', async () => {
   const dir = app(join(work, 'no-addon'), [mainTarball])
   assert.ok(!existsSync(join(dir, 'node_modules', '@monapi')), 'only the main package is installed')
   const missing = await runNode(['-e', `require('monapi')`], { cwd: dir })
   assert.notEqual(missing.code, 0)
   assert.match(missing.stderr, /code: 'ERR_MONAPI_ADDON_MISSING'/)
+  // The command says the same, in one line, and exits 1.
+  const command = await runProgram(NPX, ['--offline', '--no-install', 'monapi', '--version'], { cwd: dir })
+  assert.equal(command.code, 1, command.stdout)
+  assert.match(command.stderr, new RegExp(`^monapi: error: monapi's native addon for ${platform} is the package @monapi/${platform}@`))
   assert.ok(
     missing.stderr.includes(`native addon for ${platform} is the package @monapi/${platform}@${PACKAGE.version}, which is not installed`),
     missing.stderr,

@@ -5,6 +5,8 @@
   and works once installed into a fresh venv.
 - The sdist of `make python-dist` builds and installs in a fresh venv with nothing but Rust and
   pip (pip fetches the build backend named by pyproject.toml), and works.
+- In both venvs, the `monapi` command pip put on PATH exports a report and syncs a store
+  against the emulator, reading the password from a file.
 - The crates, the wheel, the sdist and every npm package carry the one version of Cargo's
   `workspace.package`, and scripts/set-version.sh changes every copy of it.
 """
@@ -21,6 +23,8 @@ import sys
 import tarfile
 import zipfile
 from typing import Any
+
+from monapi.testing import Emulator
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DIST = ROOT / "target" / "dist"
@@ -106,6 +110,49 @@ def assert_typed_abi3_package(package: pathlib.Path) -> None:
     assert [p.name for p in package.glob("_native*.so")] == ["_native.abi3.so"]
 
 
+def assert_the_command_works(venv: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """The command pip put on the PATH of `venv`, as a user runs it: an export and a sync
+    against the emulator, the password from a file (none in the environment or on the command
+    line)."""
+    monapi = venv / "bin" / "monapi"
+    (tmp_path / "password").write_text("123456\n")
+    with Emulator() as emulator:
+        env = {
+            **outside_our_venv(),
+            "MONAPI_BASE_URL": emulator.base_url,
+            "MONAPI_CLIENT_ID": "demo_id",
+            "MONAPI_CLIENT_SECRET": "demo_secret",
+            "MONAPI_USERNAME": "test@example.com",
+            "MONAPI_PASSWORD_FILE": str(tmp_path / "password"),
+        }
+        env.pop("MONAPI_PASSWORD", None)
+        days = ["--from", "2026-11-01", "--to", "2026-11-02"]
+        for args in (
+            [
+                "export",
+                "service-reports",
+                "--task",
+                "10001",
+                *days,
+                "--format",
+                "parquet",
+                "-o",
+                "report.parquet",
+            ],
+            ["sync", "store", "--task", "10001", "--task", "20001", *days],
+        ):
+            done = subprocess.run(
+                [monapi, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+            )
+            assert done.returncode == 0, (args, done.stderr)
+        assert emulator.counters()["token"] == 2
+    assert (tmp_path / "report.parquet").stat().st_size > 0
+    stored = sorted(
+        p.relative_to(tmp_path / "store").parts[0] for p in (tmp_path / "store").rglob("*.parquet")
+    )
+    assert set(stored) >= {"service_report", "site_availability"}, stored
+
+
 def test_pip_install_at_the_root_installs_a_working_typed_abi3_package(
     tmp_path: pathlib.Path,
 ) -> None:
@@ -170,6 +217,8 @@ def test_the_wheel_is_abi3_manylinux2014_and_works_in_a_fresh_venv(tmp_path: pat
     assert where.is_relative_to(tmp_path / "venv")
     assert_typed_abi3_package(where)
 
+    assert_the_command_works(tmp_path / "venv", tmp_path)
+
 
 def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
     tmp_path: pathlib.Path,
@@ -182,7 +231,8 @@ def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
         pkg_info = archive.extractfile(f"monapi-{version}/PKG-INFO")
         assert pkg_info is not None
         assert f"\nVersion: {version}\n" in pkg_info.read().decode()
-    # The workspace's path crates travel with it: the core and the emulator (monapi.testing).
+    # The workspace's path crates travel with it: the core, the emulator (monapi.testing) and
+    # the command (the console script `monapi`).
     for required in (
         "pyproject.toml",
         "Cargo.toml",
@@ -193,6 +243,8 @@ def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
         "core/src/lib.rs",
         "emulator/Cargo.toml",
         "emulator/src/lib.rs",
+        "cli/Cargo.toml",
+        "cli/src/lib.rs",
         "bindings-python/Cargo.toml",
         "bindings-python/src/lib.rs",
         "bindings-python/python/monapi/__init__.py",
@@ -200,7 +252,7 @@ def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
         "bindings-python/python/monapi/_native.pyi",
     ):
         assert required in names, required
-    assert not any(name.startswith(("bindings-node/", "cli/", "tests/")) for name in names)
+    assert not any(name.startswith(("bindings-node/", "tests/")) for name in names)
 
     python = fresh_venv(tmp_path / "venv")
     # No cache: a wheel pip built from an earlier sdist must not stand in for this build.
@@ -213,6 +265,8 @@ def test_the_sdist_builds_and_installs_in_a_fresh_venv_with_only_rust_and_pip(
     where = run_program(python, env=outside_our_venv())
     assert where.is_relative_to(tmp_path / "venv")
     assert_typed_abi3_package(where)
+
+    assert_the_command_works(tmp_path / "venv", tmp_path)
 
 
 def read_json(path: pathlib.Path) -> dict[str, Any]:

@@ -3438,6 +3438,12 @@ def _panic(where: str) -> Any:
     awaited call) or ``"async_convert"``; the async ones return an awaitable. Not public API.
     """
 
+def _run_command(args: list[str]) -> int:
+    """Runs the ``monapi`` command with ``args`` (the program's name first) and returns its exit
+    code. The command reads and writes the process's own standard streams, and takes the
+    signals as the binary does (SIGINT, SIGTERM and SIGHUP get their default action first).
+    """
+
 def _table_from_ipc(data: bytes, failures: list[tuple[int, MonapiError]]) -> Table:
     """Rebuilds a pickled ``Table`` from its Arrow IPC stream ``data`` and its ``failures``
     (what ``Table.__reduce__`` gives pickle). Not public API.

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,7 +24,7 @@ use monapi::table::DEFAULT_CONCURRENCY;
 use monapi::{Exit, LogLevel};
 
 use crate::logs::LogArgs;
-use crate::{exit, exit_of, Connection};
+use crate::{exit_of, Connection};
 use metrics::Exposition;
 use refresh::{Failure, Filters, Outcome, Refresher, Shown};
 
@@ -114,13 +113,13 @@ pub(crate) struct ExporterArgs {
 /// Runs the exporter until SIGINT or SIGTERM (Ctrl-C on Windows): exit code 0; 2 for a bad
 /// argument (nothing sent); 1 when the client cannot be made, the address not bound, or the
 /// refresh loop died. `logs`: the log flags, at `info` unless they say otherwise.
-pub(crate) async fn run(args: ExporterArgs, logs: LogArgs) -> ExitCode {
+pub(crate) async fn run(args: ExporterArgs, logs: LogArgs) -> Exit {
     limit_arenas();
     match serve(args, logs).await {
-        Ok(()) => exit(Exit::Success),
+        Ok(()) => Exit::Success,
         Err(error) => {
             eprintln!("monapi: error: {error}");
-            exit(exit_of(error.as_ref()))
+            exit_of(error.as_ref())
         }
     }
 }

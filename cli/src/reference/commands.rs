@@ -18,7 +18,7 @@ pub fn page() -> String {
     // Completes the tree: the usages, and each command's name as typed.
     cli.build();
     let mut out = String::from("# The command line\n\n");
-    out += &markdown::generated_from("the clap tree of `monapi` (cli/src/main.rs and its modules)");
+    out += &markdown::generated_from("the clap tree of `monapi` (cli/src/lib.rs and its modules)");
     out += "\n";
     out += &paragraphs(&about(&cli));
     out += &block(&usage(&cli));
