@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets the project's one version: Cargo's workspace.package.version, which the crates and the
-# wheel take, and every copy the tools need elsewhere: the path dependencies monapi and
-# monapi-emulator in Cargo.toml, Cargo.lock, package.json and package-lock.json (npm version),
+# wheel take, and every copy the tools need elsewhere: the path dependencies monapi,
+# monapi-emulator and monapi-cli in Cargo.toml, Cargo.lock, package.json and package-lock.json (npm version),
 # npm/<platform>/package.json (napi create-npm-dirs). CHANGELOG.md's Unreleased entries move
 # under a heading for the version, dated today. The test suite checks that every copy agrees.
 #
@@ -24,7 +24,7 @@ cargo = pathlib.Path("Cargo.toml")
 text = cargo.read_text(encoding="utf-8")
 text, n = re.subn(r'(\[workspace\.package\][^\[]*?\nversion = ")[^"]*(")', rf"\g<1>{version}\g<2>", text)
 assert n == 1, "workspace.package.version not found in Cargo.toml"
-for crate in ("monapi", "monapi-emulator"):
+for crate in ("monapi", "monapi-emulator", "monapi-cli"):
     text, n = re.subn(rf'(\n{crate} = \{{ path = "[^"]*", version = ")[^"]*(")', rf"\g<1>{version}\g<2>", text)
     assert n == 1, f"workspace.dependencies.{crate} not found in Cargo.toml"
 cargo.write_text(text, encoding="utf-8")
