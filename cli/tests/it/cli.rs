@@ -477,77 +477,57 @@ fn secrets_come_from_files_and_systemd_credentials_never_from_the_command_line()
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("password"), "123456\n").unwrap();
     std::fs::write(dir.join("secret"), "demo_secret\n").unwrap();
-    let account = |command: &mut Command| {
-        command
+    // `monapi agents ARGS` with the account but no secret in the environment, besides `env`.
+    let agents = |args: &[&str], env: &[(&str, &std::ffi::OsStr)]| {
+        Command::new(BIN)
+            .arg("agents")
+            .args(args)
             .env_remove("MONAPI_PASSWORD")
             .env_remove("MONAPI_CLIENT_SECRET")
             .env("MONAPI_BASE_URL", &served.base_url)
             .env("MONAPI_CLIENT_ID", "demo_id")
-            .env("MONAPI_USERNAME", "test@example.com");
+            .env("MONAPI_USERNAME", "test@example.com")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let succeeded = |output: Output| {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     };
     let password = dir.join("password").to_string_lossy().into_owned();
     let secret = dir.join("secret").to_string_lossy().into_owned();
 
-    let mut flags = Command::new(BIN);
-    account(&mut flags);
-    let output = flags
-        .args([
-            "agents",
-            "--password-file",
-            &password,
-            "--client-secret-file",
-            &secret,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-
-    let mut variables = Command::new(BIN);
-    account(&mut variables);
-    let output = variables
-        .arg("agents")
-        .env("MONAPI_PASSWORD_FILE", &password)
-        .env("MONAPI_CLIENT_SECRET_FILE", &secret)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded(agents(
+        &["--password-file", &password, "--client-secret-file", &secret],
+        &[],
+    ));
+    succeeded(agents(
+        &[],
+        &[
+            ("MONAPI_PASSWORD_FILE", password.as_ref()),
+            ("MONAPI_CLIENT_SECRET_FILE", secret.as_ref()),
+        ],
+    ));
 
     std::fs::rename(dir.join("password"), dir.join("monapi.password")).unwrap();
     std::fs::rename(dir.join("secret"), dir.join("monapi.client_secret")).unwrap();
-    let mut credentials = Command::new(BIN);
-    account(&mut credentials);
-    let output = credentials
-        .arg("agents")
-        .env("CREDENTIALS_DIRECTORY", &dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded(agents(&[], &[("CREDENTIALS_DIRECTORY", dir.as_os_str())]));
 
     // A file that is not there: a usage error naming the flag's setting, nothing sent.
-    let mut missing = Command::new(BIN);
-    account(&mut missing);
-    let output = missing
-        .args([
-            "agents",
+    let credential = dir.join("monapi.client_secret").to_string_lossy().into_owned();
+    let output = agents(
+        &[
             "--password-file",
             "/nonexistent/password",
             "--client-secret-file",
-        ])
-        .arg(dir.join("monapi.client_secret"))
-        .output()
-        .unwrap();
+            &credential,
+        ],
+        &[],
+    );
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
