@@ -266,12 +266,32 @@ fn mean_from(checks: &[(NaiveDate, f64)], first: NaiveDate) -> f64 {
     rates.iter().sum::<f64>() / rates.len() as f64
 }
 
+/// A moment a few seconds behind the wall clock, for an emulator whose clock stands still
+/// while the exporter reads the wall clock. Every check the emulator shows is then seconds
+/// before the exporter's now, so a fault that starts at the last check has gone on for some
+/// seconds (at the same second its downtime would be 0). Close to the service's midnight it
+/// first waits (at most 40 s) until both clocks are well inside the same day.
+fn behind_the_wall_clock() -> chrono::DateTime<chrono::Utc> {
+    const BEHIND: i64 = 5;
+    let now = chrono::Utc::now().with_timezone(&monapi::SERVICE_TIMEZONE);
+    let into_day = i64::from(chrono::Timelike::num_seconds_from_midnight(&now));
+    let wait = if into_day < 2 * BEHIND {
+        2 * BEHIND - into_day
+    } else if into_day > 86_400 - 30 {
+        86_400 - into_day + 2 * BEHIND
+    } else {
+        0
+    };
+    std::thread::sleep(Duration::from_secs(wait.unsigned_abs()));
+    chrono::Utc::now() - chrono::TimeDelta::seconds(BEHIND)
+}
+
 #[test]
 fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
     // The emulator's clock stands still, so that the tables read after the exporter's refresh
     // have no check it did not see.
     let config = Config {
-        now: Some(chrono::Utc::now()),
+        now: Some(behind_the_wall_clock()),
         ..Config::default()
     };
     let emulator = Emulator::spawn_thread(config).unwrap();
