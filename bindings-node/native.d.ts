@@ -20,15 +20,22 @@ export declare class NativeBulk {
   raised(): Error | null
 }
 
-/** The abort switch and the timeout of one call. */
+/** The abort switch, the timeout and the recording of one call. */
 export declare class NativeCall {
   /**
    * A call with its own timeout in milliseconds (checked as the client's `timeoutMs`), or
-   * the client's.
+   * the client's. With `record`, its spans and measurements are recorded (`takeRecords`),
+   * and `traceparent` (the caller's span as W3C trace context; anything else is dropped)
+   * is what its requests carry when the client's `propagateTraceContext` is on.
    */
-  constructor(timeoutMs?: number | undefined | null)
+  constructor(timeoutMs?: number | undefined | null, record?: boolean | undefined | null, traceparent?: string | undefined | null)
   /** Stops the call: its Promise rejects with `ABORTED` and nothing of it runs on. */
   abort(): void
+  /**
+   * What the call recorded so far, taken out (complete once its Promise has settled);
+   * `null` for a call not recorded.
+   */
+  takeRecords(): NativeRecords | null
 }
 
 /** The monapi client for JavaScript; see `Client` in `index.d.ts` for the public API. */
@@ -355,6 +362,33 @@ export interface NativeField {
   nullable: boolean
 }
 
+/** A metric's name, unit and description, as the core declares it. */
+export interface NativeInstrument {
+  name: string
+  unit: string
+  description: string
+}
+
+/**
+ * The instruments the measurements go to, as the core declares them: the histogram of the
+ * attempts' durations (with its buckets, in seconds) and the counter of retries.
+ */
+export interface NativeInstruments {
+  requestDuration: NativeInstrument
+  requestDurationBuckets: Array<number>
+  retries: NativeInstrument
+}
+
+/**
+ * A measurement of a call: one HTTP attempt's duration in seconds (`seconds`), or one retry
+ * (`seconds` `null`).
+ */
+export interface NativeMeasurement {
+  seconds: number | null
+  /** The attempt's method, server and outcome; for a retry, the operation and the reason. */
+  attributes: Record<string, string | number>
+}
+
 /** How far a bulk call has come (`onProgress`). */
 export interface NativeProgress {
   done: number
@@ -375,6 +409,35 @@ export interface NativeQuirks {
   noChecks?: boolean
   keyedLists?: boolean
   rotatingRefreshTokens?: boolean
+}
+
+/**
+ * What a call recorded: its spans in the order they ended (children before their parents),
+ * its measurements in the order made.
+ */
+export interface NativeRecords {
+  spans: Array<NativeSpan>
+  measurements: Array<NativeMeasurement>
+}
+
+/** A span of a call as it happened; see `monapi::telemetry::SpanRecord`. */
+export interface NativeSpan {
+  /** Its number within the call, from 1: a parent's is smaller than its children's. */
+  id: number
+  /** The span of the call it is a child of; `null`: the caller's span. */
+  parent: number | null
+  /** Its name (`monapi agents`, `GET`). */
+  name: string
+  /** `true` for an HTTP attempt (kind CLIENT), `false` for the others (INTERNAL). */
+  client: boolean
+  /** When it started: `[seconds, nanoseconds]` since the Unix epoch (OpenTelemetry's HrTime). */
+  start: [number, number]
+  /** When it ended, as `start`. */
+  end: [number, number]
+  /** Its attributes by their OpenTelemetry names (no secret among them). */
+  attributes: Record<string, string | number>
+  /** For a span that failed (status ERROR), the monapi error code; `null` otherwise. */
+  error: string | null
 }
 
 /** A run of task-days that failed, without its error (`NativeSync.failure(i)`). */
@@ -443,6 +506,9 @@ export declare function runCommand(args: Array<string>): number
  * TypeScript `ClientOptions` declares each of them).
  */
 export declare function settingNames(): Array<string>
+
+/** The core's instruments (`monapi::telemetry::REQUEST_DURATION`, `RETRIES`). */
+export declare function telemetryInstruments(): NativeInstruments
 
 /** The package version (the Cargo workspace version). */
 export declare function version(): string

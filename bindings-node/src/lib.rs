@@ -19,6 +19,7 @@ mod logging;
 mod options;
 mod sync;
 mod tables;
+mod telemetry;
 
 use napi::bindgen_prelude::{Object, PromiseRaw};
 use napi::Env;
@@ -31,6 +32,7 @@ pub use call::NativeCall;
 pub use client::{endpoint_names, NativeClient};
 pub use emulator::{demo_account, DemoAccount, NativeEmulator, NativeEmulatorOptions};
 pub use options::setting_names;
+pub use telemetry::telemetry_instruments;
 
 /// Worker threads of the tokio runtime that runs the HTTP calls (default: see [`init`]).
 const THREADS_VAR: &str = "MONAPI_NODE_THREADS";

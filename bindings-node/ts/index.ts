@@ -7,6 +7,12 @@
  * exactly as the service sent them. Every failure is a {@link MonapiError} with a stable
  * `code`.
  *
+ * Where the program has OpenTelemetry (`@opentelemetry/api` and a registered tracer or meter
+ * provider: the Node SDK, a vendor's distro), every call is a span of the tracer `monapi`
+ * under the span active when it was made, with a child per HTTP attempt, and the attempts'
+ * durations and retries are metrics (`http.client.request.duration`, `monapi.client.retries`).
+ * `@opentelemetry/api` is an optional peer: without it, or without a provider, nothing changes.
+ *
  * @packageDocumentation
  * @example
  * import { Client } from 'monapi'

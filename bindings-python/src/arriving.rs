@@ -21,6 +21,7 @@ use crate::decode::{build, Arriving, Current, Parsed, Source};
 use crate::errors::{panic_error, to_pyerr};
 use crate::runtime::runtime;
 use crate::tape::{parse_members, Tape};
+use crate::telemetry;
 
 /// Nodes per chunk: small, because the objects of the last chunk are built after the last
 /// byte arrives (128 KiB of nodes, against 1 MiB for a body at hand).
@@ -57,15 +58,16 @@ impl Drop for Arrival {
 }
 
 impl Arrival {
-    /// Starts `request` on the runtime, its body parsed as it arrives.
+    /// Starts `request` on the runtime, its body parsed as it arrives (and its spans recorded
+    /// with the call that starts it, when that one is traced).
     pub fn start(client: Client, request: Request) -> Arrival {
         let (sender, pieces) = std::sync::mpsc::sync_channel(QUEUED_CHUNKS);
         let decoder = decoder(sender.clone());
-        let call = runtime().spawn(async move {
+        let call = runtime().spawn(telemetry::carry(async move {
             let done = client.execute_decoded(&request, &decoder).await;
             // The queue may be full: wait for room off the runtime's workers.
             let _ = tokio::task::spawn_blocking(move || sender.send(Piece::Done(done))).await;
-        });
+        }));
         Arrival {
             pieces,
             call,

@@ -14,6 +14,7 @@ use tokio::sync::Notify;
 use crate::errors::{panic_error, panic_message, to_pyerr};
 use crate::job::{make_call, with_calls, BoxFuture, CallSink, Converter, Job, PyCall};
 use crate::runtime::{lock, runtime};
+use crate::telemetry::Trace;
 
 /// How often a waiting thread checks for Ctrl-C (signals).
 const SIGNALS_EVERY: Duration = Duration::from_millis(100);
@@ -101,10 +102,19 @@ pub fn block_on<T: Send + 'static>(py: Python<'_>, future: BoxFuture<T>) -> PyRe
     }
 }
 
-/// Runs a job to completion on this thread (GIL released while waiting) and converts.
+/// Runs a job to completion on this thread (GIL released while waiting) and converts. A
+/// traced call's spans are replayed here too, once it has ended however it ended (its future
+/// dropped, Ctrl-C included), before its result is handed on.
 pub fn run_job<T: Send + 'static>(py: Python<'_>, job: Job<T>) -> PyResult<Py<PyAny>> {
-    let value = block_on(py, job.future)?;
-    convert_guarded(py, job.convert, value)
+    let Some(mut trace) = Trace::begin(py)? else {
+        let value = block_on(py, job.future)?;
+        return convert_guarded(py, job.convert, value);
+    };
+    let future = trace.record(job.future);
+    // The conversion is part of the call: a report built as it arrives is received there.
+    let result = block_on(py, future).and_then(|value| convert_guarded(py, job.convert, value));
+    trace.finish(py)?;
+    result
 }
 
 /// Calls a converter, turning a panic into a `MonapiError`.

@@ -26,8 +26,8 @@ pub fn _panic(py: Python<'_>, r#where: &str) -> PyResult<Py<PyAny>> {
     match r#where {
         "call" => run_job(py, job(true)),
         "convert" => run_job(py, job(false)),
-        "async" => Ok(Py::new(py, Awaitable::new("_panic", job(true)))?.into_any()),
-        "async_convert" => Ok(Py::new(py, Awaitable::new("_panic", job(false)))?.into_any()),
+        "async" => Ok(Py::new(py, Awaitable::new(py, "_panic", job(true))?)?.into_any()),
+        "async_convert" => Ok(Py::new(py, Awaitable::new(py, "_panic", job(false))?)?.into_any()),
         other => Err(pyo3::exceptions::PyValueError::new_err(format!(
             "where must be call, convert, async or async_convert, not {other:?}"
         ))),

@@ -1,6 +1,6 @@
 //! An operation of the SDK ready to run: the future (run on the runtime, without the GIL)
 //! and the conversion of its result (under the GIL), waited on by the blocking client
-//! (`blocking.rs`) or awaited by the asyncio one (`bridge.rs`); and the Python calls it asks
+//! (`blocking.rs`) or awaited by the asyncio one (`bridge/`); and the Python calls it asks
 //! for while it runs (its progress callback), which its waiter makes ([`call_soon`]).
 
 use std::future::Future;
@@ -55,7 +55,7 @@ pub enum Parse {
 pub type PyCall = Box<dyn FnOnce(Python<'_>) + Send>;
 
 /// Where the Python calls of a running operation go: the queue its blocking waiter drains
-/// between its waits (`blocking.rs`), or its event loop's bridge (`bridge.rs`).
+/// between its waits (`blocking.rs`), or its event loop's bridge (`bridge/`).
 pub type CallSink = Arc<dyn Fn(PyCall) + Send + Sync>;
 
 tokio::task_local! {

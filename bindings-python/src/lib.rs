@@ -36,6 +36,7 @@ mod sync;
 mod table;
 mod tables;
 mod tape;
+mod telemetry;
 mod token;
 
 #[pymodule]
@@ -50,6 +51,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEMO_CLIENT_SECRET", monapi_emulator::DEMO_CLIENT_SECRET)?;
     m.add("DEMO_USERNAME", monapi_emulator::DEMO_USERNAME)?;
     m.add("DEMO_PASSWORD", monapi_emulator::DEMO_PASSWORD)?;
+    // The instruments of the calls' metrics, as the core declares them (monapi/_telemetry.py).
+    m.add("_METRICS", telemetry::metrics(m.py())?)?;
     m.add_class::<clients::Client>()?;
     m.add_class::<clients::AsyncClient>()?;
     // The constructors take `**options`; `inspect.signature` and `help()` show the settings.

@@ -47,10 +47,10 @@ impl Mode for Async {
     type Output = Awaitable;
 
     fn finish<T: Send + 'static>(
-        _py: Python<'_>,
+        py: Python<'_>,
         name: &'static str,
         job: PyResult<Job<T>>,
     ) -> PyResult<Awaitable> {
-        Ok(Awaitable::new(name, job?))
+        Awaitable::new(py, name, job?)
     }
 }

@@ -181,7 +181,8 @@ impl AsyncTaskIterator {
         let busy = NotBusy(self.state.clone());
         let future = self.shared.page(py, self.list, page)?;
         let state = self.state.clone();
-        Ok(Awaitable::new(
+        Awaitable::new(
+            py,
             call(self.list),
             Job {
                 future,
@@ -196,6 +197,6 @@ impl AsyncTaskIterator {
                     item.ok_or_else(|| PyStopAsyncIteration::new_err(()))
                 }),
             },
-        ))
+        )
     }
 }

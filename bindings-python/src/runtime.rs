@@ -1,5 +1,5 @@
 //! The tokio runtime of the process: one per process, built on first use and again in a
-//! child after `fork()`. Blocking calls (`blocking.rs`) and the asyncio bridge (`bridge.rs`)
+//! child after `fork()`. Blocking calls (`blocking.rs`) and the asyncio bridge (`bridge/`)
 //! both run their futures on it.
 
 use std::ptr;

@@ -7,6 +7,10 @@
 //! at `debug`, the core's own events (each request, retry and token renewal, secrets already
 //! redacted by the core) are shown too. The lines are made from the events' fields as the core
 //! wrote them, in either format: neither adds a value of its own.
+//!
+//! The exporter's traces go here too ([`Otlp`]): with `--otlp-endpoint`, each refresh is a
+//! span whose children are the core's operations (`monapi site_report`, with the task id) and
+//! their HTTP attempts, sent over OTLP with the core's metrics. The log lines show no span.
 
 use std::sync::OnceLock;
 
@@ -15,7 +19,7 @@ use monapi::LogLevel;
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Dispatch, Event, Metadata, Subscriber};
-use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::filter::{FilterExt as _, LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::{Layer, Registry};
 
@@ -70,7 +74,7 @@ impl LogArgs {
                 .with_target(false)
                 .boxed(),
             // The message and the fields at the top of the object, where collectors look for
-            // them; no spans (the command opens none).
+            // them; no spans.
             LogFormat::Json => tracing_subscriber::fmt::layer()
                 .json()
                 .flatten_event(true)
@@ -79,9 +83,11 @@ impl LogArgs {
                 .with_writer(std::io::stderr)
                 .boxed(),
         };
+        // Events only: a line shows no span (the core's operations and attempts are spans).
+        let events = tracing_subscriber::filter::filter_fn(|metadata| metadata.is_event());
         let subscriber = tracing_subscriber::registry()
             .with(layer)
-            .with(lines.with_filter(shown));
+            .with(lines.with_filter(shown.and(events)));
         // Only the first command of a process sets it (the unit tests start several).
         let _ = LINES.set(Dispatch::new(subscriber));
     }
@@ -182,5 +188,124 @@ fn filter(level: LogLevel) -> LevelFilter {
         LogLevel::Warn => LevelFilter::WARN,
         LogLevel::Info => LevelFilter::INFO,
         LogLevel::Debug => LevelFilter::DEBUG,
+    }
+}
+
+/// The exporter's telemetry over OTLP (http/protobuf): the spans of its refreshes and the
+/// core's metrics (`http.client.request.duration`, `monapi.client.retries`), to an
+/// OpenTelemetry collector. Its service name is `monapi-exporter` unless `OTEL_SERVICE_NAME`
+/// says otherwise (the SDK reads it and `OTEL_RESOURCE_ATTRIBUTES`).
+pub(crate) struct Otlp {
+    tracer_provider: opentelemetry_sdk::trace::SdkTracerProvider,
+    meter_provider: opentelemetry_sdk::metrics::SdkMeterProvider,
+}
+
+impl Otlp {
+    /// Sends to the collector at `endpoint` (its base URL: `/v1/traces` and `/v1/metrics` are
+    /// added, as for `OTEL_EXPORTER_OTLP_ENDPOINT`) through `runtime`; returns the layer that
+    /// hands the spans of the targets `monapi…` at INFO (every span of the exporter and the
+    /// core) to it. The metrics go through the global meter provider, set here.
+    pub(crate) fn start<S>(
+        endpoint: &str,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<(Otlp, impl Layer<S> + use<S>), Box<dyn std::error::Error>>
+    where
+        S: Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+    {
+        use opentelemetry::trace::TracerProvider as _;
+        use opentelemetry_otlp::{MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig};
+
+        let base = reqwest::Url::parse(endpoint)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
+            .ok_or_else(|| {
+                let rule = "must be an http or https URL, such as http://127.0.0.1:4318 (OTLP over HTTP)";
+                monapi::Error::invalid_input(None, "--otlp-endpoint", rule)
+            })?;
+        let signal = |path: &str| format!("{}/{path}", base.as_str().trim_end_matches('/'));
+        let sender = || Sender {
+            http: reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(10))
+                .build()
+                .expect("a client without settings builds"),
+            runtime: runtime.clone(),
+        };
+        let spans = SpanExporter::builder()
+            .with_http()
+            .with_http_client(sender())
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(signal("v1/traces"))
+            .build()
+            .map_err(|e| format!("cannot send traces to {endpoint}: {e}"))?;
+        let metrics = MetricExporter::builder()
+            .with_http()
+            .with_http_client(sender())
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(signal("v1/metrics"))
+            .build()
+            .map_err(|e| format!("cannot send metrics to {endpoint}: {e}"))?;
+        let mut resource = opentelemetry_sdk::Resource::builder();
+        if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+            resource = resource.with_service_name("monapi-exporter");
+        }
+        let resource = resource.build();
+        let tracer_provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+            .with_batch_exporter(spans)
+            .with_resource(resource.clone())
+            .build();
+        let meter_provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+            .with_periodic_exporter(metrics)
+            .with_resource(resource)
+            .build();
+        opentelemetry::global::set_meter_provider(meter_provider.clone());
+        monapi::telemetry::use_global_meter_provider();
+        let tracer = tracer_provider.tracer("monapi-exporter");
+        let shown = Targets::new().with_target("monapi", LevelFilter::INFO);
+        let layer = tracing_opentelemetry::layer()
+            .with_tracer(tracer)
+            .with_filter(shown);
+        let otlp = Otlp {
+            tracer_provider,
+            meter_provider,
+        };
+        Ok((otlp, layer))
+    }
+
+    /// Sends what is left, off the runtime's threads (the exports run on the runtime).
+    pub(crate) async fn shutdown(self) {
+        let _ = tokio::task::spawn_blocking(move || {
+            let _ = self.tracer_provider.shutdown();
+            let _ = self.meter_provider.shutdown();
+        })
+        .await;
+    }
+}
+
+/// OpenTelemetry's HTTP client: the core's reqwest, each request sent on the command's
+/// runtime (the SDK's export threads have none).
+#[derive(Debug)]
+struct Sender {
+    http: reqwest::Client,
+    runtime: tokio::runtime::Handle,
+}
+
+#[async_trait::async_trait]
+impl opentelemetry_http::HttpClient for Sender {
+    async fn send_bytes(
+        &self,
+        request: http::Request<bytes::Bytes>,
+    ) -> Result<http::Response<bytes::Bytes>, opentelemetry_http::HttpError> {
+        let request = reqwest::Request::try_from(request)?;
+        let http = self.http.clone();
+        let sent = self.runtime.spawn(async move {
+            let response = http.execute(request).await?;
+            let mut answer = http::Response::builder().status(response.status());
+            if let Some(headers) = answer.headers_mut() {
+                *headers = response.headers().clone();
+            }
+            let body = response.bytes().await?;
+            Ok::<_, opentelemetry_http::HttpError>(answer.body(body)?)
+        });
+        sent.await?
     }
 }

@@ -235,7 +235,8 @@ impl Auth {
             retry,
             timeout: None,
         };
-        let response = transport.send(&request, None).await?;
+        let answer = transport.send(&request, None);
+        let response = crate::telemetry::child("token", None, answer, crate::telemetry::no_rows).await?;
         let token: Token = serde_json::from_slice(response.body()).map_err(|e| Error::Decode {
             endpoint: Endpoint::Token,
             // The body holds tokens: say what is wrong, never what it says.

@@ -95,6 +95,7 @@ impl From<Settings> for ClientBuilder {
             timezone: Some(settings.timezone),
             store: settings.store,
             settle: Some(settings.settle),
+            propagate_trace_context: Some(settings.propagate_trace_context),
         })
     }
 }
@@ -349,6 +350,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether each request carries the caller's W3C trace context, the `traceparent` of
+    /// the [`Recording`](crate::telemetry::Recording) the call runs in (default `false`: the
+    /// service is a third party, and a trace id tells it which requests belong together).
+    /// Also read from `MONAPI_PROPAGATE_TRACE_CONTEXT`.
+    pub fn propagate_trace_context(mut self, on: bool) -> Self {
+        self.given.propagate_trace_context = Some(on);
+        self
+    }
+
     /// Checks the configuration and builds the client. No request is made.
     ///
     /// # Errors
@@ -518,6 +528,7 @@ impl ClientBuilder {
             timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
             store,
             settle,
+            propagate_trace_context: given.propagate_trace_context.unwrap_or(false),
         };
         let redactor = Arc::new(Redactor::default());
         redactor.add(settings.client_secret.expose());
@@ -566,6 +577,7 @@ impl ClientBuilder {
                 proxy: settings.proxy.clone(),
                 max_connections,
                 max_response_bytes,
+                propagate_trace_context: settings.propagate_trace_context,
                 language,
             },
             redactor,

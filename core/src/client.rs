@@ -11,6 +11,7 @@ use crate::model::{
     ServiceReport, ServiceTask, SiteReport, SiteTask, User, UserGroup,
 };
 use crate::settings::Settings;
+use crate::telemetry;
 use crate::transport::{Decoded, RawResponse, Transport};
 use crate::{Request, Result, Token};
 
@@ -277,7 +278,29 @@ impl Client {
         }
     }
 
+    /// [`Self::send_once`], as the operation's span when someone listens (unless it is part
+    /// of an operation already: a table's). The span's work is boxed, so that the futures of
+    /// unseen calls stay as small as they were.
     async fn send<T: Send + 'static>(
+        &self,
+        request: &Request,
+        decoder: Option<&Decoder<T>>,
+    ) -> Result<Decoded<T>> {
+        if telemetry::quiet() {
+            return self.send_once(request, decoder).await;
+        }
+        let name = request.endpoint().name();
+        let call = self.send_once(request, decoder);
+        Box::pin(telemetry::operation(
+            name,
+            request.task_id(),
+            call,
+            telemetry::no_rows,
+        ))
+        .await
+    }
+
+    async fn send_once<T: Send + 'static>(
         &self,
         request: &Request,
         decoder: Option<&Decoder<T>>,

@@ -52,6 +52,7 @@ mod shape;
 pub mod store;
 #[cfg(feature = "arrow")]
 pub mod table;
+pub mod telemetry;
 mod transport;
 
 pub use arriving::{Decoder, Members, Piece};

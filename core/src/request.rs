@@ -183,6 +183,17 @@ impl Request {
         }
     }
 
+    /// The task the operation is about, for those about one.
+    pub(crate) fn task_id(&self) -> Option<u64> {
+        match self {
+            Request::ServiceReport { task_id, .. }
+            | Request::SiteReport { task_id, .. }
+            | Request::ResponseTimeDistribution { task_id, .. }
+            | Request::SiteTask { task_id } => Some(*task_id),
+            _ => None,
+        }
+    }
+
     /// The secrets the request carries besides the credentials (a server task's SNMP pass
     /// phrase, a service task's password), to keep out of every text the client shows.
     pub(crate) fn secrets(&self) -> Vec<&crate::Secret> {

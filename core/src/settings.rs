@@ -72,6 +72,9 @@ pub enum Kind {
     Certificates,
     /// A proxy URL, or no proxy at all (Python's `None`, JavaScript's `false`, `--no-proxy`).
     Proxy,
+    /// On or off: a boolean; as text (the command line's and the environment's), `true`,
+    /// `false`, `1`, `0`, `yes`, `no`, `on` or `off`.
+    Switch,
 }
 
 /// A setting's value when it is neither given nor in the environment.
@@ -295,6 +298,15 @@ pub const SETTINGS: &[Setting] = &[
         cli: true,
         help: "How long after a day ends (in the client's time zone) it is settled, and kept in the store",
     },
+    Setting {
+        name: "propagate_trace_context",
+        node: "propagateTraceContext",
+        kind: Kind::Switch,
+        env: Some("MONAPI_PROPAGATE_TRACE_CONTEXT"),
+        default: Fallback::Text("false"),
+        cli: false,
+        help: "Whether requests carry the caller's W3C trace context (a traceparent header) to the service, a third party",
+    },
 ];
 
 /// A setting's value as a caller's language hands it over.
@@ -406,6 +418,7 @@ impl Setting {
             (Value::Number(_), Kind::Duration | Kind::Count { .. }) => true,
             (Value::Bytes(_), Kind::Certificates) => true,
             (Value::Bool(false), Kind::Proxy) => language != Language::Python,
+            (Value::Bool(_), Kind::Switch) => true,
             _ => false,
         }
     }
@@ -429,6 +442,11 @@ impl Setting {
             Kind::Timezone => format!("must be a {string} such as \"+08:00\" or \"UTC\""),
             Kind::Certificates => format!("must be a path ({string}) or the PEM text as {bytes}"),
             Kind::Proxy => format!("must be a URL ({string}) or {nothing} (no proxy)"),
+            Kind::Switch => match language {
+                Language::Python => "must be True or False".to_string(),
+                Language::Node | Language::Rust => "must be true or false".to_string(),
+                Language::Cli => "must be true, false, 1, 0, yes, no, on or off".to_string(),
+            },
         }
     }
 }
@@ -495,6 +513,8 @@ pub struct Options {
     pub store: Option<PathBuf>,
     /// See [`ClientBuilder::settle`](crate::ClientBuilder::settle).
     pub settle: Option<Duration>,
+    /// See [`ClientBuilder::propagate_trace_context`](crate::ClientBuilder::propagate_trace_context).
+    pub propagate_trace_context: Option<bool>,
 }
 
 impl Options {
@@ -594,6 +614,9 @@ impl Options {
             "timezone" => self.timezone = Some(input::timezone(&text(value))?),
             "store" => self.store = Some(PathBuf::from(text(value))),
             "settle" => self.settle = Some(duration(setting, value, language)?),
+            "propagate_trace_context" => {
+                self.propagate_trace_context = Some(switch(setting, value, language)?)
+            }
             other => unreachable!("the setting {other} has no field"),
         }
         Ok(())
@@ -631,7 +654,8 @@ impl Options {
             language,
             timezone,
             store,
-            settle
+            settle,
+            propagate_trace_context
         );
     }
 }
@@ -654,6 +678,27 @@ fn number(value: Value) -> f64 {
         Value::Number(n) => n,
         Value::Text(text) => text.trim().parse().unwrap_or(f64::NAN),
         _ => f64::NAN,
+    }
+}
+
+/// A boolean, or text that is one (the command line's and the environment's).
+fn switch(setting: &Setting, value: Value, language: Language) -> Result<bool> {
+    match value {
+        Value::Bool(on) => Ok(on),
+        Value::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(true),
+            "false" | "0" | "no" | "off" => Ok(false),
+            _ => Err(Error::invalid_input(
+                None,
+                setting.name,
+                setting.expects(language),
+            )),
+        },
+        _ => Err(Error::invalid_input(
+            None,
+            setting.name,
+            setting.expects(language),
+        )),
     }
 }
 
@@ -767,6 +812,8 @@ pub struct Settings {
     pub store: Option<PathBuf>,
     /// How long after a day ends it is settled.
     pub settle: Duration,
+    /// Whether requests carry the caller's `traceparent`.
+    pub propagate_trace_context: bool,
 }
 
 // By hand: the extra certificates are shown by their size, not as a list of bytes.
@@ -791,6 +838,7 @@ impl fmt::Debug for Settings {
             .field("timezone", &self.timezone)
             .field("store", &self.store)
             .field("settle", &self.settle)
+            .field("propagate_trace_context", &self.propagate_trace_context)
             .finish()
     }
 }
@@ -832,6 +880,10 @@ impl Settings {
             ),
             ("timezone", Value::Text(self.timezone.to_string())),
             ("settle", duration(self.settle)),
+            (
+                "propagate_trace_context",
+                Value::Bool(self.propagate_trace_context),
+            ),
         ];
         if let Some(store) = &self.store {
             values.push(("store", Value::Text(store.to_string_lossy().into_owned())));
@@ -872,6 +924,7 @@ mod tests {
             Kind::Text | Kind::Secret | Kind::Proxy => {
                 Value::Text(format!("http://{}.example", setting.name))
             }
+            Kind::Switch => Value::Bool(true),
         }
     }
 

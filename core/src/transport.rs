@@ -1,6 +1,7 @@
 //! HTTP: building requests, `access_token` injection, retries, and turning answers into
 //! data or [`Error`]s with nothing secret in them.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use crate::request::{Prepared, Retry};
 use crate::secret::{Redactor, REDACTED};
 use crate::settings;
 use crate::shape;
+use crate::telemetry;
 use crate::{Endpoint, Error, Method, Result, Secret};
 
 /// Bodies larger than this are never error bodies (which are a line of JSON), so they are not
@@ -194,6 +196,10 @@ pub(crate) struct Transport {
     max_response_bytes: usize,
     /// The service's host, for errors about its certificate.
     host: String,
+    /// The service's port, for the spans.
+    port: u16,
+    /// Whether requests carry the caller's `traceparent`.
+    propagate_trace_context: bool,
     language: Language,
     pub redactor: Arc<Redactor>,
 }
@@ -208,6 +214,7 @@ pub(crate) struct TransportConfig {
     pub proxy: Option<Proxy>,
     pub max_connections: usize,
     pub max_response_bytes: usize,
+    pub propagate_trace_context: bool,
     pub language: Language,
 }
 
@@ -231,10 +238,12 @@ impl Transport {
                     format!("cannot build the HTTP client: {}", error_chain(&e)),
                 )
             })?;
-        let host = reqwest::Url::parse(&config.base_url)
-            .ok()
+        let url = reqwest::Url::parse(&config.base_url).ok();
+        let host = url
+            .as_ref()
             .and_then(|url| url.host_str().map(str::to_string))
             .unwrap_or_default();
+        let port = url.and_then(|url| url.port_or_known_default()).unwrap_or(0);
         Ok(Transport {
             http,
             base_url: config.base_url.trim_end_matches('/').to_string(),
@@ -244,6 +253,8 @@ impl Transport {
             connections: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
             max_response_bytes: config.max_response_bytes,
             host,
+            port,
+            propagate_trace_context: config.propagate_trace_context,
             language: config.language,
             redactor,
         })
@@ -274,7 +285,8 @@ impl Transport {
             .with_max_times(self.max_retries);
         let endpoint = &request.endpoint;
         let mut retries = 0;
-        (|| self.attempt(request, token, decoder))
+        let attempts = AtomicU32::new(0);
+        (|| self.attempt(request, token, decoder, attempts.fetch_add(1, Ordering::Relaxed)))
             .retry(policy)
             .sleep(tokio::time::sleep)
             .when(|failure: &Failure| failure.retryable(request.retry))
@@ -289,6 +301,7 @@ impl Transport {
             })
             .notify(|failure, delay| {
                 retries += 1;
+                telemetry::retry(endpoint.name(), telemetry::attempt_error_type(&failure.error));
                 let cause = failure.transient.unwrap_or("not sent");
                 tracing::debug!(
                     target: "monapi",
@@ -305,11 +318,88 @@ impl Transport {
             .map_err(|failure| failure.error)
     }
 
+    /// One attempt; as its CLIENT span when someone listens (`resend_count`: the attempts
+    /// before it). The span's work is boxed, so that the futures of unseen calls stay as
+    /// small as they were.
     async fn attempt<T: Send + 'static>(
         &self,
         request: &Prepared,
         token: Option<&Secret>,
         decoder: Option<&Decoder<T>>,
+        resend_count: u32,
+    ) -> Result<Decoded<T>, Failure> {
+        if telemetry::quiet() && !telemetry::global_metrics() {
+            return self.attempt_unseen(request, token, decoder, &mut None).await;
+        }
+        Box::pin(self.attempt_seen(request, token, decoder, resend_count)).await
+    }
+
+    async fn attempt_seen<T: Send + 'static>(
+        &self,
+        request: &Prepared,
+        token: Option<&Secret>,
+        decoder: Option<&Decoder<T>>,
+        resend_count: u32,
+    ) -> Result<Decoded<T>, Failure> {
+        let method = match request.method {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        };
+        let mut span = telemetry::Span::attempt(method);
+        if span.listening() {
+            span.set("server.address", self.host.clone());
+            span.set("server.port", self.port);
+            span.set("url.full", self.url_full(request, token.is_some()));
+            if resend_count > 0 {
+                span.set("http.request.resend_count", u64::from(resend_count));
+            }
+        }
+        let mut status = None;
+        let result = span
+            .scope(self.attempt_unseen(request, token, decoder, &mut status), true)
+            .await;
+        let mut measured: telemetry::Attributes = vec![
+            ("http.request.method", method.into()),
+            ("server.address", self.host.clone().into()),
+            ("server.port", self.port.into()),
+        ];
+        if let Some(status) = status {
+            span.set("http.response.status_code", status);
+            measured.push(("http.response.status_code", status.into()));
+        }
+        if let Err(failure) = &result {
+            span.fail(&failure.error);
+            measured.push(("error.type", telemetry::attempt_error_type(&failure.error).into()));
+        }
+        telemetry::request_duration(&span, measured);
+        span.end();
+        result
+    }
+
+    /// The attempt's URL as a span shows it: every secret the client knows redacted, and the
+    /// access token `REDACTED` (added after the redactor, which spells it otherwise).
+    fn url_full(&self, request: &Prepared, with_token: bool) -> String {
+        let mut url = format!("{}{}", self.base_url, request.path);
+        if !request.query.is_empty() {
+            url.push('?');
+            url.push_str(&serde_urlencoded::to_string(&request.query).unwrap_or_default());
+        }
+        let mut url = self.redactor.redact(&url);
+        if with_token {
+            url.push(if request.query.is_empty() { '?' } else { '&' });
+            // OpenTelemetry's conventions spell it so.
+            url.push_str("access_token=REDACTED");
+        }
+        url
+    }
+
+    /// The attempt itself; `status` is set when an answer arrives.
+    async fn attempt_unseen<T: Send + 'static>(
+        &self,
+        request: &Prepared,
+        token: Option<&Secret>,
+        decoder: Option<&Decoder<T>>,
+        status: &mut Option<u16>,
     ) -> Result<Decoded<T>, Failure> {
         let endpoint = &request.endpoint;
         let method = match request.method {
@@ -322,6 +412,11 @@ impl Transport {
             .query(&request.query);
         if let Some(token) = token {
             builder = builder.query(&[("access_token", token.expose())]);
+        }
+        if self.propagate_trace_context
+            && let Some(traceparent) = telemetry::traceparent()
+        {
+            builder = builder.header("traceparent", traceparent);
         }
         if request.method == Method::Post {
             builder = builder
@@ -353,7 +448,7 @@ impl Transport {
             .send()
             .await
             .map_err(|e| self.transport_failure(request, &e))?;
-        let status = response.status().as_u16();
+        let status = *status.insert(response.status().as_u16());
         let retry_after = retry_after(response.headers());
         let (body, decoded) = self.read_body(request, response, decoder).await?;
         drop(permit);

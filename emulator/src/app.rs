@@ -73,6 +73,10 @@ pub struct Counters {
     /// API answers sent compressed (their request's `Accept-Encoding` took an encoding of
     /// [`Config::compression`](crate::Config::compression)).
     pub compressed: u64,
+    /// API requests that carried a `traceparent` header (W3C trace context).
+    pub traced: u64,
+    /// The `traceparent` header of the last API request that carried one.
+    pub traceparent: Option<String>,
 }
 
 /// An API request in progress (see [`App::in_progress`]).
@@ -123,12 +127,14 @@ struct AtomicCounters {
     connections: AtomicU64,
     peak_in_progress: AtomicU64,
     compressed: AtomicU64,
+    traced: AtomicU64,
+    traceparent: Mutex<Option<String>>,
     /// API requests in progress now (not a counter: never reset).
     in_progress: Arc<AtomicU64>,
 }
 
 impl AtomicCounters {
-    fn all(&self) -> [&AtomicU64; 19] {
+    fn all(&self) -> [&AtomicU64; 20] {
         [
             &self.token,
             &self.token_password,
@@ -149,6 +155,7 @@ impl AtomicCounters {
             &self.connections,
             &self.peak_in_progress,
             &self.compressed,
+            &self.traced,
         ]
     }
 }
@@ -360,6 +367,8 @@ impl App {
             connections: get(&c.connections),
             peak_in_progress: get(&c.peak_in_progress),
             compressed: get(&c.compressed),
+            traced: get(&c.traced),
+            traceparent: lock(&c.traceparent).clone(),
         }
     }
 
@@ -369,6 +378,12 @@ impl App {
         let now = c.in_progress.fetch_add(1, Ordering::SeqCst) + 1;
         c.peak_in_progress.fetch_max(now, Ordering::SeqCst);
         InProgress(c.in_progress.clone())
+    }
+
+    /// Counts an API request that carried a `traceparent`, and keeps it.
+    pub(crate) fn count_traced(&self, traceparent: &str) {
+        self.counters.traced.fetch_add(1, Ordering::Relaxed);
+        *lock(&self.counters.traceparent) = Some(traceparent.to_string());
     }
 
     /// Counts an answer sent compressed.
@@ -450,6 +465,7 @@ impl App {
             .all()
             .iter()
             .for_each(|counter| counter.store(0, Ordering::Relaxed));
+        *lock(&self.counters.traceparent) = None;
     }
 
     pub(crate) fn client_known(&self, id: &str, secret: &str) -> bool {

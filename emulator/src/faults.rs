@@ -56,6 +56,9 @@ async fn answer(
     encoding: Option<Encoding>,
 ) -> Response {
     app.count(endpoint);
+    if let Some(traceparent) = request.headers().get("traceparent").and_then(|v| v.to_str().ok()) {
+        app.count_traced(traceparent);
+    }
     let _in_progress = app.in_progress();
     let request = if endpoint == Endpoint::Token {
         match count_grant(app, request).await {

@@ -25,7 +25,7 @@ const SLOW_MS = 3000
  * Waits (bounded) until the emulator has counted `count` requests of `name`.
  *
  * @param {import('monapi').Emulator} emu
- * @param {keyof import('monapi').Counters} name
+ * @param {Exclude<keyof import('monapi').Counters, 'traceparent'>} name
  * @param {number} count
  */
 async function arrived(emu, name, count) {

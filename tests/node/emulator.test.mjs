@@ -37,6 +37,8 @@ test('starts on 127.0.0.1 with a free port and the demo account', async (t) => {
     connections: 0,
     peak_in_progress: 0,
     compressed: 0,
+    traced: 0,
+    traceparent: null,
   })
   assert.equal(util.inspect(emu), `Emulator { baseUrl: '${emu.baseUrl}', stopped: false }`)
   const other = await emulator(t)

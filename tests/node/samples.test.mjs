@@ -69,6 +69,7 @@ const TESTED = [
   'tables-arrow.mjs',
   'tables-bulk.mjs',
   'tables-single.mjs',
+  'telemetry.mjs',
 ]
 
 test('every JavaScript sample of the documentation is run here', () => {
@@ -240,4 +241,14 @@ test('tables-arrow.mjs: the IPC bytes read by apache-arrow, nodejs-polars and Du
   assert.ok(rows, stdout)
   assert.match(stdout, new RegExp(`^nodejs-polars: ${rows[1]} rows$`, 'm'))
   assert.equal(stdout.match(/^duckdb: \w+ peaked at [\d.]+$/gm)?.length, 3, stdout)
+})
+
+test('telemetry.mjs: a call\'s spans under the program\'s, printed as a tree', async (t) => {
+  const { stdout, emu } = await run(t, 'telemetry.mjs')
+  // The first call of the client logs in: its token request is part of the call.
+  assert.equal(
+    stdout,
+    ['nightly job', '  monapi service_report', '    monapi token', '      POST', '    GET', ''].join('\n'),
+  )
+  assert.equal(emu.counters().service_report, 1)
 })

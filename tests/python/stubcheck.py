@@ -40,7 +40,15 @@ _KINDS = inspect.Parameter
 # The writer of the stub's docstrings, whose check this one runs (a script, not a package).
 _GEN_STUB_DOCS = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "gen-stub-docs.py"
 # The package's modules written in Python (the generated _answers.py documents itself).
-_PYTHON_MODULES = ("__init__.py", "_token.py", "errors.py", "tables.py", "testing.py", "types.py")
+_PYTHON_MODULES = (
+    "__init__.py",
+    "_telemetry.py",
+    "_token.py",
+    "errors.py",
+    "tables.py",
+    "testing.py",
+    "types.py",
+)
 
 
 def stub_path() -> pathlib.Path:

@@ -206,6 +206,8 @@ def test_the_wheel_is_abi3_manylinux2014_and_works_in_a_fresh_venv(tmp_path: pat
     assert {"monapi/py.typed", "monapi/_native.pyi"} <= set(names)
     assert f"\nVersion: {version}\n" in metadata
     assert "\nRequires-Python: >=3.11\n" in metadata
+    # OpenTelemetry is the host's, used when present (monapi/_telemetry.py): never required.
+    assert "opentelemetry" not in metadata.lower()
 
     python = fresh_venv(tmp_path / "venv")
     subprocess.run(

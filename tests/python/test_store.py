@@ -54,7 +54,7 @@ def stored_client(emulator: Emulator, store: pathlib.Path, **options: Any) -> mo
 
 def asked(emulator: Emulator, report: str = "service_report") -> int:
     """Requests of a report sent so far (``service_report`` or ``site_report``)."""
-    return emulator.counters()[report]
+    return int(emulator.counters()[report])
 
 
 def stored_file(store: pathlib.Path, kind: str, task_id: int, day: datetime.date) -> pathlib.Path:

@@ -6,6 +6,7 @@
 import { invalid, invoke, invokeSync, MonapiError } from './errors.js'
 import type { Day } from './data.js'
 import type { CallOptions } from './options.js'
+import { traced } from './telemetry.js'
 import native = require('../native.js')
 
 /** The options every call takes besides its own. */
@@ -129,17 +130,22 @@ function callOptions(o: Record<string, unknown>): { signal?: AbortSignal; timeou
 }
 
 /**
- * Runs a native call with the call's own timeout and abort switch (a NativeCall, when the
- * options have a `signal` or a `timeoutMs`): an abort makes the native side drop the call's
- * future, which rejects with ABORTED at once (before it starts: nothing is sent).
+ * Runs a native call with the call's own timeout and abort switch, and recorded for the host's
+ * OpenTelemetry (a NativeCall, when the options have a `signal` or a `timeoutMs`, or the host
+ * has a tracer or meter provider): an abort makes the native side drop the call's future,
+ * which rejects with ABORTED at once (before it starts: nothing is sent). The records are
+ * replayed once the call has settled, under the span active when it was made (now).
  */
 export async function run<T>(
   o: Record<string, unknown>,
   start: (call: native.NativeCall | undefined) => Promise<T>,
 ): Promise<T> {
   const { signal, timeoutMs } = callOptions(o)
-  if (signal === undefined && timeoutMs === undefined) return invoke(() => start(undefined))
-  const call = invokeSync(() => new native.NativeCall(timeoutMs))
+  const telemetry = traced()
+  if (signal === undefined && timeoutMs === undefined && telemetry === null) return invoke(() => start(undefined))
+  const call = invokeSync(() =>
+    telemetry === null ? new native.NativeCall(timeoutMs) : new native.NativeCall(timeoutMs, true, telemetry.traceparent),
+  )
   const abort = (): void => call.abort()
   if (signal !== undefined) {
     if (signal.aborted) abort()
@@ -149,6 +155,8 @@ export async function run<T>(
     return await invoke(() => start(call))
   } finally {
     if (signal !== undefined) signal.removeEventListener('abort', abort)
+    // Complete now: the call's future has returned, or been dropped by an abort.
+    telemetry?.replay(() => call.takeRecords())
   }
 }
 

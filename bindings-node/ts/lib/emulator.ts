@@ -60,6 +60,10 @@ export interface Counters {
   connections: number
   /** The most API requests in progress at once (from arrival to answer). */
   peak_in_progress: number
+  /** API requests that carried a W3C trace context (a `traceparent` header). */
+  traced: number
+  /** The `traceparent` header of the last API request that carried one, or `null`. */
+  traceparent: string | null
 }
 
 /**

@@ -126,6 +126,18 @@ export interface ClientOptions {
    */
   settleMs?: number
   /**
+   * Whether each request carries the caller's trace context to the service (default `false`,
+   * or the `MONAPI_PROPAGATE_TRACE_CONTEXT` environment variable): a W3C `traceparent` header
+   * naming the span active when the call was made. Only where the program has OpenTelemetry
+   * (`@opentelemetry/api` and a registered provider), which sees every call as spans whether
+   * this is on or off. Off by default: the service is a third party, and a trace id tells it
+   * which requests belong together.
+   *
+   * @example
+   * const client = new Client({ propagateTraceContext: true }) // and MONAPI_* variables
+   */
+  propagateTraceContext?: boolean
+  /**
    * How much the client logs to {@link ClientOptions.logger}: `'off'`, `'error'`, `'warn'`,
    * `'info'` or `'debug'` (each request, retry and token renewal). Default: the
    * `MONAPI_LOG` environment variable, else `'warn'`. Secrets never appear in a log line.

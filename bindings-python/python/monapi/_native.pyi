@@ -49,6 +49,10 @@ DEMO_USERNAME: str
 """The login of the emulator's demo account (``Emulator.username``)."""
 DEMO_PASSWORD: str
 """The password of the emulator's demo account (``Emulator.password``)."""
+_METRICS: dict[str, dict[str, Any]]
+"""The instruments of the calls' metrics as the core declares them, by the key the replayed
+measurements name: ``request_duration`` (``name``, ``unit``, ``description``, ``buckets``) and
+``retries`` (``name``, ``unit``, ``description``). For monapi/_telemetry.py; not public API."""
 
 _Date: TypeAlias = datetime.date | str
 _TaskId: TypeAlias = int | str
@@ -154,6 +158,11 @@ class Client:
     settle : float, optional
         Seconds after a day ends (in ``timezone``) before it counts as settled and is kept
         in the store (default 7200, two hours); later days are fetched every time.
+    propagate_trace_context : bool, optional
+        Whether each request carries the caller's W3C trace context to the service (a
+        ``traceparent`` header naming the caller's current OpenTelemetry span), so that a
+        service that traces can join its spans to the caller's (default ``False``: the
+        service is a third party, and the header tells it the caller's trace and span ids).
 
     Raises
     ------
@@ -165,6 +174,14 @@ class Client:
     The client pickles (configuration and current token, secrets included) so that
     multiprocessing, Dask or Ray workers can use it, and keeps working in a child process
     after ``os.fork()``. ``repr()`` never shows a secret.
+
+    With OpenTelemetry set up in the program (``opentelemetry-api`` imported and a
+    ``TracerProvider`` or ``MeterProvider`` set), every call is a span ``monapi <operation>``
+    under the caller's current span, with a CLIENT span per HTTP attempt and one per token
+    request (a bulk call or :meth:`sync`: one span, with a child per task), and its attempts
+    are measured (the histogram ``http.client.request.duration`` and the counter
+    ``monapi.client.retries``). No span attribute holds a secret. Without OpenTelemetry
+    nothing is recorded; monapi does not depend on it.
 
     Examples
     --------
@@ -197,6 +214,7 @@ class Client:
         timezone: str | None = None,
         store: str | os.PathLike[str] | None = None,
         settle: float | None = None,
+        propagate_trace_context: bool | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
     ) -> None: ...
@@ -1011,6 +1029,7 @@ class AsyncClient:
         timezone: str | None = None,
         store: str | os.PathLike[str] | None = None,
         settle: float | None = None,
+        propagate_trace_context: bool | None = None,
         token: Mapping[str, Any] | None = None,
         on_token: Callable[[Token], object] | None = None,
     ) -> None: ...
@@ -3225,7 +3244,7 @@ class Emulator:
         >>> emulator.counters()["total"]
         0
         """
-    def counters(self) -> dict[str, int]:
+    def counters(self) -> dict[str, Any]:
         """Requests served so far, by endpoint.
 
         Returns
@@ -3235,8 +3254,10 @@ class Emulator:
             ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
             ``distribution``, ``site_tasks``, ``site_task``, ``monitors``, ``users``,
             ``groups``, ``create_service`` and ``total``; ``connections`` counts the TCP connections
-            accepted (over HTTPS too, even when the client refused the certificate), and
-            ``peak_in_progress`` the most API requests in progress at once.
+            accepted (over HTTPS too, even when the client refused the certificate),
+            ``peak_in_progress`` the most API requests in progress at once, ``compressed`` the
+            answers sent compressed, ``traced`` the API requests that carried a
+            ``traceparent`` header, and ``traceparent`` the last one's (``None`` before any).
 
         Raises
         ------

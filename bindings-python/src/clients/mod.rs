@@ -128,6 +128,11 @@ fn raw_request(
 /// settle : float, optional
 ///     Seconds after a day ends (in ``timezone``) before it counts as settled and is kept
 ///     in the store (default 7200, two hours); later days are fetched every time.
+/// propagate_trace_context : bool, optional
+///     Whether each request carries the caller's W3C trace context to the service (a
+///     ``traceparent`` header naming the caller's current OpenTelemetry span), so that a
+///     service that traces can join its spans to the caller's (default ``False``: the
+///     service is a third party, and the header tells it the caller's trace and span ids).
 ///
 /// Raises
 /// ------
@@ -139,6 +144,14 @@ fn raw_request(
 /// The client pickles (configuration and current token, secrets included) so that
 /// multiprocessing, Dask or Ray workers can use it, and keeps working in a child process
 /// after ``os.fork()``. ``repr()`` never shows a secret.
+///
+/// With OpenTelemetry set up in the program (``opentelemetry-api`` imported and a
+/// ``TracerProvider`` or ``MeterProvider`` set), every call is a span ``monapi <operation>``
+/// under the caller's current span, with a CLIENT span per HTTP attempt and one per token
+/// request (a bulk call or :meth:`sync`: one span, with a child per task), and its attempts
+/// are measured (the histogram ``http.client.request.duration`` and the counter
+/// ``monapi.client.retries``). No span attribute holds a secret. Without OpenTelemetry
+/// nothing is recorded; monapi does not depend on it.
 ///
 /// Examples
 /// --------

@@ -20,8 +20,10 @@ impl Emulator {
     ///     ``service_tasks``, ``agents``, ``service_report``, ``site_report``,
     ///     ``distribution``, ``site_tasks``, ``site_task``, ``monitors``, ``users``,
     ///     ``groups``, ``create_service`` and ``total``; ``connections`` counts the TCP connections
-    ///     accepted (over HTTPS too, even when the client refused the certificate), and
-    ///     ``peak_in_progress`` the most API requests in progress at once.
+    ///     accepted (over HTTPS too, even when the client refused the certificate),
+    ///     ``peak_in_progress`` the most API requests in progress at once, ``compressed`` the
+    ///     answers sent compressed, ``traced`` the API requests that carried a
+    ///     ``traceparent`` header, and ``traceparent`` the last one's (``None`` before any).
     ///
     /// Raises
     /// ------

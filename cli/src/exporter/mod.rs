@@ -22,8 +22,10 @@ use clap::Args;
 use monapi::health;
 use monapi::table::DEFAULT_CONCURRENCY;
 use monapi::{Exit, LogLevel};
+use tracing::Instrument;
+use tracing_subscriber::Layer as _;
 
-use crate::logs::LogArgs;
+use crate::logs::{LogArgs, Otlp};
 use crate::{exit_of, Connection};
 use metrics::Exposition;
 use refresh::{Failure, Filters, Outcome, Refresher, Shown};
@@ -106,6 +108,11 @@ pub(crate) struct ExporterArgs {
     /// bcrypt hash) for a password on /metrics; read at start, any other key refused.
     #[arg(long, value_name = "PATH", env = "MONAPI_WEB_CONFIG_FILE")]
     web_config_file: Option<PathBuf>,
+    /// An OpenTelemetry collector to send traces and metrics to, over OTLP http/protobuf
+    /// (its base URL, e.g. http://127.0.0.1:4318): each refresh is a trace, with a span per
+    /// task and HTTP attempt.
+    #[arg(long, value_name = "URL", env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
     #[command(flatten)]
     connection: Connection,
 }
@@ -149,7 +156,17 @@ async fn serve(args: ExporterArgs, logs: LogArgs) -> Result<(), Box<dyn std::err
         exclude_task_types: args.exclude_task_types,
     };
     let exposition = Arc::new(Exposition::new());
-    logs.init(LogLevel::Info, metrics::request_counter(&exposition));
+    let (otlp, traces) = match &args.otlp_endpoint {
+        Some(endpoint) => {
+            let (otlp, layer) = Otlp::start(endpoint, tokio::runtime::Handle::current())?;
+            (Some(otlp), Some(layer))
+        }
+        None => (None, None),
+    };
+    logs.init(
+        LogLevel::Info,
+        metrics::request_counter(&exposition).and_then(traces),
+    );
     let client = args.connection.client()?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -174,7 +191,11 @@ async fn serve(args: ExporterArgs, logs: LogArgs) -> Result<(), Box<dyn std::err
     let refresher = Refresher::new(client, shown);
     let refreshing = tokio::spawn(refresh_loop(refresher, exposition.clone(), interval, hangups));
     let serving = server::serve(listener, exposition.clone(), web, stop.wait());
-    supervise(refreshing, serving, &exposition).await
+    let served = supervise(refreshing, serving, &exposition).await;
+    if let Some(otlp) = otlp {
+        otlp.shutdown().await;
+    }
+    served
 }
 
 /// Serves until shutdown. The refresh loop never returns: should it end (a panic), the
@@ -224,7 +245,9 @@ async fn refresh_loop(
 ) {
     loop {
         let started = tokio::time::Instant::now();
-        let outcome = refresher.refresh(chrono::Utc::now()).await;
+        let span =
+            tracing::info_span!(target: "monapi::exporter", "refresh", otel.name = "monapi exporter refresh");
+        let outcome = refresher.refresh(chrono::Utc::now()).instrument(span).await;
         log_outcome(&outcome, exposition.failed_in_a_row());
         let publishing = exposition.clone();
         // Rendering a thousand sites' series is CPU work: off the runtime's threads.

@@ -11,7 +11,7 @@ use super::read::{self, days_from, Report};
 use super::StoreKind;
 use crate::table::client::{fetch, last_settled};
 use crate::table::{check_concurrency, OnFailure, Tables, DEFAULT_CONCURRENCY};
-use crate::{DateRange, Error, Result};
+use crate::{telemetry, DateRange, Error, Result};
 
 /// Days a sync covers when its range is left out: the last 30 settled days.
 pub const DEFAULT_SYNC_DAYS: u64 = 30;
@@ -264,6 +264,11 @@ impl Tables {
     /// - those of every call of the client (see [`Client`](crate::Client#errors)) when no token
     ///   or task list can be had.
     pub async fn sync(&self, options: SyncOptions) -> Result<SyncReport> {
+        let rows = |report: &SyncReport| Some(report.rows as usize);
+        telemetry::operation("sync", None, self.sync_unseen(options), rows).await
+    }
+
+    async fn sync_unseen(&self, options: SyncOptions) -> Result<SyncReport> {
         let store = self.open_store().await?.ok_or_else(|| {
             Error::invalid_input(
                 None,
@@ -319,7 +324,8 @@ impl Tables {
         let mut done = stream::iter(jobs)
             .map(|(report, task)| async move {
                 let fetch = fetch(&self.client, report, task);
-                let through = read::sync_task(store, report, kinds, task, range, &fetch).await;
+                let syncing = read::sync_task(store, report, kinds, task, range, &fetch);
+                let through = telemetry::child(report.name(), Some(task), syncing, |t| Some(t.rows)).await;
                 (report, task, through)
             })
             .buffer_unordered(options.concurrency);

@@ -15,6 +15,7 @@ use futures::stream::{BoxStream, FuturesUnordered, Stream, StreamExt, TryStreamE
 use super::{Body, SiteTables};
 use crate::store::read::{self, Report};
 use crate::store::Store;
+use crate::telemetry;
 use crate::Decoder;
 use crate::{Client, DateRange, Error, Monitor, RawResponse, Request, Result, TaskList};
 
@@ -339,8 +340,11 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn service_tasks(&self) -> Result<RecordBatch> {
-        let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
-        Ok(super::service_tasks(&tasks, self.timezone()))
+        let call = async {
+            let tasks: Vec<_> = self.client.service_tasks_all().try_collect().await?;
+            Ok(super::service_tasks(&tasks, self.timezone()))
+        };
+        telemetry::operation("service_tasks", None, call, rows).await
     }
 
     /// Every site task (all pages) as one table: [`site_tasks_schema`](super::site_tasks_schema).
@@ -362,8 +366,11 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn site_tasks(&self) -> Result<RecordBatch> {
-        let tasks: Vec<_> = self.client.site_tasks_all().try_collect().await?;
-        Ok(super::site_tasks(&tasks, self.timezone()))
+        let call = async {
+            let tasks: Vec<_> = self.client.site_tasks_all().try_collect().await?;
+            Ok(super::site_tasks(&tasks, self.timezone()))
+        };
+        telemetry::operation("site_tasks", None, call, rows).await
     }
 
     /// The monitoring points as a table: [`monitors_schema`](super::monitors_schema).
@@ -385,7 +392,8 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn monitors(&self) -> Result<RecordBatch> {
-        Ok(super::monitors(&self.client.monitors().await?))
+        let call = async { Ok(super::monitors(&self.client.monitors().await?)) };
+        telemetry::operation("monitors", None, call, rows).await
     }
 
     /// The client's store, when it has one (see [`ClientBuilder::store`](crate::ClientBuilder::store)).
@@ -447,13 +455,16 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn service_report(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
-        let range = self.resolve(range)?;
-        let store = self.open_store().await?;
-        Ok(
-            service_report_through(&self.client, store.as_ref(), task_id, range)
-                .await?
-                .table,
-        )
+        let call = async {
+            let range = self.resolve(range)?;
+            let store = self.open_store().await?;
+            Ok(
+                service_report_through(&self.client, store.as_ref(), task_id, range)
+                    .await?
+                    .table,
+            )
+        };
+        telemetry::operation("service_report", Some(task_id), call, rows).await
     }
 
     /// The three tables of a site task's report over `range`, for the points `monitor`
@@ -479,13 +490,16 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn site_report(&self, task_id: u64, range: DateRange, monitor: Monitor) -> Result<SiteTables> {
-        let range = self.resolve(range)?;
-        let store = self.open_store().await?;
-        Ok(
-            site_report_through(&self.client, store.as_ref(), task_id, range, monitor)
-                .await?
-                .table,
-        )
+        let call = async {
+            let range = self.resolve(range)?;
+            let store = self.open_store().await?;
+            Ok(
+                site_report_through(&self.client, store.as_ref(), task_id, range, monitor)
+                    .await?
+                    .table,
+            )
+        };
+        telemetry::operation("site_report", Some(task_id), call, |site| Some(site.rows())).await
     }
 
     /// The response-time distribution of a site task over `range`.
@@ -508,12 +522,15 @@ impl Tables {
     /// # Ok(()) }
     /// ```
     pub async fn response_time_distribution(&self, task_id: u64, range: DateRange) -> Result<RecordBatch> {
-        let range = self.resolve(range)?;
-        let request = Request::ResponseTimeDistribution { task_id, range };
-        // Small: read whole.
-        let decoder = Decoder::new(true, move |body| super::distribution::build(task_id, body));
-        let (_, table) = self.client.execute_decoded(&request, &decoder).await?;
-        Ok(table)
+        let call = async {
+            let range = self.resolve(range)?;
+            let request = Request::ResponseTimeDistribution { task_id, range };
+            // Small: read whole.
+            let decoder = Decoder::new(true, move |body| super::distribution::build(task_id, body));
+            let (_, table) = self.client.execute_decoded(&request, &decoder).await?;
+            Ok(table)
+        };
+        telemetry::operation("response_time_distribution", Some(task_id), call, rows).await
     }
 
     /// The service reports of many tasks over one `range`: see [`BulkTables`].
@@ -555,11 +572,17 @@ impl Tables {
         range: DateRange,
         options: BulkOptions,
     ) -> Result<BulkTables<RecordBatch>> {
-        Ok(self
-            .service_reports_stream(tasks, range, options)
-            .await?
-            .collect()
-            .await)
+        let call = async {
+            Ok(self
+                .service_reports_stream(tasks, range, options)
+                .await?
+                .collect()
+                .await)
+        };
+        telemetry::operation("service_reports", None, call, |bulk| {
+            Some(bulk.tables.iter().map(|(_, table)| table.num_rows()).sum())
+        })
+        .await
     }
 
     /// [`service_reports`](Tables::service_reports) as a stream of each task's outcome, in
@@ -581,7 +604,7 @@ impl Tables {
         self.ready(&task_ids, |task_id| Request::ServiceReport { task_id, range })
             .await?;
         let (client, store) = (self.client.clone(), self.open_store().await?);
-        Ok(bulk(task_ids, &options, move |task_id| {
+        Ok(bulk("service_report", task_ids, &options, move |task_id| {
             let (client, store) = (client.clone(), store.clone());
             async move { service_report_through(&client, store.as_ref(), task_id, range).await }
         }))
@@ -601,11 +624,17 @@ impl Tables {
         monitor: Monitor,
         options: BulkOptions,
     ) -> Result<BulkTables<SiteTables>> {
-        Ok(self
-            .site_reports_stream(tasks, range, monitor, options)
-            .await?
-            .collect()
-            .await)
+        let call = async {
+            Ok(self
+                .site_reports_stream(tasks, range, monitor, options)
+                .await?
+                .collect()
+                .await)
+        };
+        telemetry::operation("site_reports", None, call, |bulk| {
+            Some(bulk.tables.iter().map(|(_, tables)| tables.rows()).sum())
+        })
+        .await
     }
 
     /// [`site_reports`](Tables::site_reports) as a stream of each task's outcome, in task
@@ -631,7 +660,7 @@ impl Tables {
         })
         .await?;
         let (client, store) = (self.client.clone(), self.open_store().await?);
-        Ok(bulk(task_ids, &options, move |task_id| {
+        Ok(bulk("site_report", task_ids, &options, move |task_id| {
             let (client, store) = (client.clone(), store.clone());
             async move { site_report_through(&client, store.as_ref(), task_id, range, monitor).await }
         }))
@@ -829,8 +858,7 @@ async fn site_report(
     })
     .with_members(move |members| super::site::build(task_id, Body::Members(members), timezone));
     let (raw, tables) = client.execute_decoded(&request, &decoder).await?;
-    let rows = tables.availability.num_rows() + tables.response_time.num_rows() + tables.faults.num_rows();
-    Ok(fetched(&raw, rows, tables))
+    Ok(fetched(&raw, tables.rows(), tables))
 }
 
 fn fetched<T>(raw: &RawResponse, rows: usize, table: T) -> Fetched<T> {
@@ -841,10 +869,15 @@ fn fetched<T>(raw: &RawResponse, rows: usize, table: T) -> Fetched<T> {
     }
 }
 
-/// Runs `fetch` for each task, at most `options.concurrency` at once, yielding in task order.
-/// Everything in flight is owned by the returned stream (no spawned task), so dropping it
-/// cancels every fetch.
-fn bulk<T, F, Fut>(task_ids: Vec<u64>, options: &BulkOptions, fetch: F) -> BulkStream<T>
+/// Runs `fetch` for each task, at most `options.concurrency` at once, yielding in task order;
+/// each task's fetch is a span of operation `operation`. Everything in flight is owned by the
+/// returned stream (no spawned task), so dropping it cancels every fetch.
+fn bulk<T, F, Fut>(
+    operation: &'static str,
+    task_ids: Vec<u64>,
+    options: &BulkOptions,
+    fetch: F,
+) -> BulkStream<T>
 where
     T: Send + 'static,
     F: Fn(u64) -> Fut + Send + 'static,
@@ -863,7 +896,7 @@ where
         });
     }
     let start = move |task_id: u64| -> Fetching<T> {
-        let fetching = fetch(task_id);
+        let fetching = telemetry::child(operation, Some(task_id), fetch(task_id), |f| Some(f.rows));
         let progress = progress.clone();
         let callback = callback.clone();
         Box::pin(async move {
@@ -961,4 +994,9 @@ impl<T: Send + 'static> Stream for InTaskOrder<T> {
         let left = self.tasks.len() + self.started - self.yielded;
         (left, Some(left))
     }
+}
+
+/// A table's rows, for its span.
+fn rows(table: &RecordBatch) -> Option<usize> {
+    Some(table.num_rows())
 }

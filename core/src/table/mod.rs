@@ -134,6 +134,13 @@ pub struct SiteTables {
     pub faults: RecordBatch,
 }
 
+impl SiteTables {
+    /// The rows of the three tables.
+    pub(crate) fn rows(&self) -> usize {
+        self.availability.num_rows() + self.response_time.num_rows() + self.faults.num_rows()
+    }
+}
+
 /// `Timestamp(Second, Some(<offset>))`, e.g. `+08:00`.
 pub fn timestamp_type(timezone: FixedOffset) -> DataType {
     DataType::Timestamp(TimeUnit::Second, Some(timezone.to_string().into()))

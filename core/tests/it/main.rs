@@ -16,6 +16,7 @@ mod fuzz;
 mod network;
 mod operations;
 mod properties;
+mod recording;
 mod retries;
 mod samples;
 mod shapes;

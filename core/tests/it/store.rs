@@ -619,3 +619,50 @@ async fn tables_through_the_store_hold_each_name_once_in_their_dictionaries() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_sync_is_one_span_with_a_child_per_task_and_its_rows() {
+    use monapi::telemetry::{AttributeValue, Recording};
+    let emulator = emulator().await;
+    let dir = Dir::new("sync-spans");
+    let stored = stored_client(&emulator, &dir.0);
+    let day = days_ago(&emulator, 2);
+    let options = SyncOptions::new()
+        .range(range(day, day))
+        .tasks(vec![10024, 20001]);
+    let recording = Recording::new(None);
+    let report = recording.scope(stored.tables().sync(options)).await.unwrap();
+    let spans = recording.take().spans;
+    let sync = spans.iter().find(|s| s.name == "monapi sync").unwrap();
+    assert_eq!((sync.parent, sync.error), (None, None));
+    let attribute = |span: &monapi::telemetry::SpanRecord, key: &str| {
+        span.attributes
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        attribute(sync, "monapi.rows"),
+        Some(AttributeValue::from(report.rows))
+    );
+    let mut tasks: Vec<(String, Option<AttributeValue>)> = spans
+        .iter()
+        .filter(|s| s.parent == Some(sync.id) && s.name.ends_with("_report"))
+        .map(|s| (s.name.clone(), attribute(s, "monapi.task_id")))
+        .collect();
+    tasks.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        tasks,
+        [
+            ("monapi service_report".to_string(), Some(10024u64.into())),
+            ("monapi site_report".to_string(), Some(20001u64.into())),
+        ]
+    );
+    // Each task's attempts are under it; the task lists' under the sync.
+    for task in spans
+        .iter()
+        .filter(|s| s.parent == Some(sync.id) && s.name.ends_with("_report"))
+    {
+        assert!(spans.iter().any(|s| s.parent == Some(task.id) && s.name == "GET"));
+    }
+}

@@ -58,6 +58,8 @@ async fn counters_count_every_api_request() {
         connections: env.emu.counters().connections,
         peak_in_progress: 1, // one request at a time
         compressed: 0,       // the test's client asks for no compression
+        traced: 0,
+        traceparent: None,
     };
     assert!(expected.connections >= 1);
     assert_eq!(env.emu.counters(), expected);
@@ -72,6 +74,33 @@ async fn counters_count_every_api_request() {
         expected
     );
     assert!(read.connections >= expected.connections);
+}
+
+#[tokio::test]
+async fn requests_with_a_trace_context_are_counted_and_the_last_one_kept() {
+    let env = start().await;
+    let token = env.login().await;
+    let url = env.url("/v2/agent/lists.json");
+    let first = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let last = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+    for parent in [first, last] {
+        let sent = env
+            .http
+            .get(&url)
+            .query(&[("access_token", token.as_str())])
+            .header("traceparent", parent)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sent.status(), 200);
+    }
+    env.get_auth(&token, "/v2/agent/lists.json", &[]).await;
+    let counters = env.emu.counters();
+    assert_eq!((counters.agents, counters.traced), (3, 2));
+    assert_eq!(counters.traceparent.as_deref(), Some(last));
+    env.emu.reset();
+    let counters = env.emu.counters();
+    assert_eq!((counters.traced, counters.traceparent), (0, None));
 }
 
 #[tokio::test]
