@@ -21,7 +21,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench prometheus windows-target
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench callgrind-bench prometheus valgrind windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -72,23 +72,26 @@ test-stress: prometheus
 	$(MAKE) --no-print-directory rust-test-build
 	N=$(N) PY=$(PY) NODE=$(NODE) CARGO="$(CARGO)" RUST_TEST="$(RUST_TEST)" scripts/stress.sh
 
-## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run;
-## apt-get as root, through sudo otherwise; the package index is updated only when it lacks it
+# $(call apt_install,PACKAGE,COMMAND...): Debian's PACKAGE unless every COMMAND is there;
+# apt-get as root, through sudo otherwise; the package index is updated only when it lacks it.
 APT_SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_GET := $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
+apt_install = $(foreach command,$(2),command -v $(command) >/dev/null &&) true || \
+	{ $(APT_GET) $(1) || { $(APT_SUDO) apt-get update && $(APT_GET) $(1); }; }
+
+## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run
 prometheus:
-	command -v promtool >/dev/null && command -v prometheus >/dev/null || { \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus || { \
-	  $(APT_SUDO) apt-get update && \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus; }; }
+	$(call apt_install,prometheus,prometheus promtool)
+
+## valgrind: Debian's valgrind, whose callgrind counts instructions (make callgrind-bench)
+valgrind:
+	$(call apt_install,valgrind,valgrind)
 
 ## chromium: Debian's chromium, which the documentation's browser test drives (tests/python/test_site.py,
 ## through playwright); apt-get as for prometheus. Where the distribution's package is no browser
 ## (Ubuntu's is a snap), playwright's own chromium instead (the GitHub workflow's case).
 chromium: python-env
-	command -v chromium >/dev/null || { \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium || { \
-	  $(APT_SUDO) apt-get update && \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }; } && \
+	{ $(call apt_install,chromium,chromium); } && \
 	  chromium --version >/dev/null 2>&1 || $(PY_VENV)/bin/playwright install --with-deps chromium
 
 ## windows-target: what lint's check of the command for Windows needs: rustup's x86_64-pc-windows-gnu
@@ -97,10 +100,7 @@ chromium: python-env
 WINDOWS_TARGET := x86_64-pc-windows-gnu
 windows-target:
 	rustup target list --installed | grep -qx $(WINDOWS_TARGET) || rustup target add $(WINDOWS_TARGET)
-	command -v x86_64-w64-mingw32-gcc >/dev/null || { \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64 || { \
-	  $(APT_SUDO) apt-get update && \
-	  $(APT_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64; }; }
+	$(call apt_install,gcc-mingw-w64-x86-64,x86_64-w64-mingw32-gcc)
 
 ## rust-test: every Rust test and doctest; a failing test binary does not stop the others
 ## (--no-fail-fast), and each names its failing tests. Left out, as they have no Rust test and
@@ -173,7 +173,14 @@ fmt:
 	$(CARGO) fmt --all
 
 ## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
-bench: python-bench node-bench tables-bench store-bench exporter-bench
+bench: python-bench node-bench tables-bench store-bench exporter-bench callgrind-bench
+
+## callgrind-bench: a small call's instructions with telemetry off (against the commit before
+## telemetry, built in a git worktree) and on, counted by callgrind (add BENCH_ARGS=--record to
+## update bench/RESULTS.md)
+callgrind-bench: valgrind python-env
+	$(CARGO) build -p monapi-cli --bin monapi
+	CARGO="$(CARGO)" $(PY) bench/callgrind/run.py $(BENCH_ARGS)
 
 ## tables-bench: building a table against serde_json::Value (Rust), then monapi export against
 ## requests + pandas + to_parquet (120 tasks x 7 days, release emulator), then client.tables in
