@@ -341,10 +341,7 @@ impl Transport {
         decoder: Option<&Decoder<T>>,
         resend_count: u32,
     ) -> Result<Decoded<T>, Failure> {
-        let method = match request.method {
-            Method::Get => "GET",
-            Method::Post => "POST",
-        };
+        let method = request.method.as_str();
         let mut span = telemetry::Span::attempt(method);
         if span.listening() {
             span.set("server.address", self.host.clone());
