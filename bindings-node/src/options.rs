@@ -42,6 +42,7 @@ fn value_of(setting: &Setting, value: Unknown<'_>) -> Result<Value> {
                 .cast::<Uint8Array>()
                 .ok()
                 .map(|bytes| Value::Bytes(bytes.to_vec())),
+            ValueType::Object if !value.is_array()? => string_map(value.cast::<Object>()?)?,
             _ => None,
         }
     };
@@ -49,6 +50,22 @@ fn value_of(setting: &Setting, value: Unknown<'_>) -> Result<Value> {
         Some(value) if setting.takes(&value, Language::Node) => Ok(value),
         _ => Err(invalid_input(setting.node, &setting.expects(Language::Node))),
     }
+}
+
+/// A plain object of string values as names and values; `None` when a value is not a string.
+fn string_map(object: Object) -> Result<Option<Value>> {
+    let mut pairs = Vec::new();
+    for name in Object::keys(&object)? {
+        let value = object.get::<Unknown>(&name)?;
+        // SAFETY: read as a string only once its type says it is one.
+        match value {
+            Some(value) if value.get_type()? == ValueType::String => {
+                pairs.push((name, unsafe { value.cast::<String>()? }))
+            }
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(Value::Map(pairs)))
 }
 
 /// The JavaScript names of the settings, in the core's order (for the suite's check that the

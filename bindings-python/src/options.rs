@@ -86,6 +86,13 @@ fn setting_value(setting: &Setting, value: &Bound<'_, PyAny>) -> PyResult<Value>
         Some(Value::Text(text.to_str()?.to_string()))
     } else if let Ok(bytes) = value.cast::<PyBytes>() {
         Some(Value::Bytes(bytes.as_bytes().to_vec()))
+    } else if let Ok(dict) = value.cast::<PyDict>() {
+        // Names and values of text only; another type is the TypeError below.
+        let pairs: Option<Vec<(String, String)>> = dict
+            .iter()
+            .map(|(key, value)| Some((key.extract::<String>().ok()?, value.extract::<String>().ok()?)))
+            .collect();
+        pairs.map(Value::Map)
     } else {
         fspath(value)?.map(Value::Text)
     };
@@ -144,6 +151,17 @@ pub fn state<'py>(
             Value::Text(text) if secret => state.set_item(name, redacted.bind(py).call1((text,))?)?,
             Value::Text(text) => state.set_item(name, text)?,
             Value::Bytes(bytes) => state.set_item(name, PyBytes::new(py, &bytes))?,
+            Value::Map(pairs) => {
+                let dict = PyDict::new(py);
+                for (key, value) in pairs {
+                    if settings::is_secret_option(&key) {
+                        dict.set_item(key, redacted.bind(py).call1((value,))?)?;
+                    } else {
+                        dict.set_item(key, value)?;
+                    }
+                }
+                state.set_item(name, dict)?;
+            }
         }
     }
     state.set_item("token", token.map(|t| token_to_py(py, t)).transpose()?)?;

@@ -61,14 +61,17 @@ impl Args for Connection {
                 Kind::Certificates => "PATH",
                 Kind::Proxy => "URL",
                 Kind::Timezone => "OFFSET",
+                Kind::Map => "KEY=VALUE",
                 _ => "TEXT",
             };
-            let command = command.arg(
-                Arg::new(setting.name)
-                    .long(setting.flag())
-                    .value_name(value_name)
-                    .help(help(setting)),
-            );
+            let arg = Arg::new(setting.name)
+                .long(setting.flag())
+                .value_name(value_name)
+                .help(help(setting));
+            let command = command.arg(match setting.kind {
+                Kind::Map => arg.action(ArgAction::Append),
+                _ => arg,
+            });
             match setting.kind {
                 Kind::Proxy => command.arg(
                     Arg::new(NO_PROXY)
@@ -96,7 +99,8 @@ impl FromArgMatches for Connection {
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
         for setting in flags() {
-            if let Some(text) = matches.get_one::<String>(setting.name) {
+            // A map's flag is given once per pair: each is a value of its own.
+            for text in matches.get_many::<String>(setting.name).into_iter().flatten() {
                 self.given.push((setting.name, Value::Text(text.clone())));
             }
             if setting.kind == Kind::Proxy && matches.get_flag(NO_PROXY) {

@@ -1,4 +1,4 @@
-//! `monapi sync DIR`: brings a local store up to date, the step a daily job runs.
+//! `monapi sync STORE`: brings a store up to date, the step a daily job runs.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -20,16 +20,18 @@ fn after_help() -> String {
     )
 }
 
-/// Bring a local store up to date: fetch each settled task-day it lacks (the last 30 settled
-/// days by default), and nothing it holds. A table call or `monapi export --store DIR` then
-/// reads them from it; DuckDB, polars, pyarrow, Dask and Spark read it as Hive-partitioned
+/// Bring a store (a directory, or a bucket: s3://, gs://, az://) up to date: fetch each
+/// settled task-day it lacks (the last 30 settled days by default), and nothing it holds. A
+/// table call or `monapi export --store DIR` then reads them from it; DuckDB, polars, pyarrow, Dask and Spark read it as Hive-partitioned
 /// Parquet (see the documentation's "The store and monapi sync", docs/guides/store.md).
 #[derive(Args)]
 #[command(after_help = after_help())]
 pub(crate) struct SyncArgs {
-    /// The store's directory (made when missing); it replaces --store. Left out: --store, else
+    /// The store: a directory (made when missing) or a bucket's URL (s3://bucket/prefix, with
+    /// --storage-option and the AWS_* variables); it replaces --store. Left out: --store, else
     /// MONAPI_STORE (the client's store setting, so that a unit file or a container sets it
     /// once for every command).
+    #[arg(value_name = "STORE")]
     dir: Option<PathBuf>,
     /// First day, YYYY-MM-DD (default: 29 days before --to's default).
     #[arg(long)]

@@ -15,7 +15,7 @@ use crate::network::{self, CaBundle, Language, Proxy};
 use crate::secret::Redactor;
 use crate::settings::{self, check_count, Options, Settings, DEFAULT_REFRESH_LEEWAY, SERVICE_TIMEZONE};
 use crate::transport::{Transport, TransportConfig};
-use crate::{md5_hex, Error, Result, Secret, Token};
+use crate::{md5_hex, Error, Result, Secret, StoreLocation, Token};
 
 /// Builds a [`Client`] from explicit values, falling back to the `MONAPI_*` environment
 /// variables when made with [`from_env`](ClientBuilder::from_env).
@@ -93,7 +93,11 @@ impl From<Settings> for ClientBuilder {
             max_response_bytes: Some(settings.max_response_bytes),
             language: Some(settings.language),
             timezone: Some(settings.timezone),
-            store: settings.store,
+            store: settings.store.map(|store| match store {
+                StoreLocation::Local(path) => path,
+                url => std::path::PathBuf::from(url.to_string()),
+            }),
+            storage_options: (!settings.storage_options.is_empty()).then_some(settings.storage_options),
             settle: Some(settings.settle),
             propagate_trace_context: Some(settings.propagate_trace_context),
         })
@@ -334,11 +338,25 @@ impl ClientBuilder {
         self
     }
 
-    /// A directory to keep report tables in (see [`store::Store`](crate::store::Store)):
-    /// the table calls read the settled days it holds and write those they fetch. Also read
-    /// from `MONAPI_STORE`. Nothing is created until a day is written.
-    pub fn store(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
-        self.given.store = Some(dir.into());
+    /// Where to keep report tables (see [`store::Store`](crate::store::Store)): a directory,
+    /// or a URL of a bucket's prefix (`s3://bucket/prefix`, `gs://`, `az://`; see
+    /// [`StoreLocation::parse`]). The table calls read the settled days it holds and write
+    /// those they fetch. Also read from `MONAPI_STORE`. Nothing is created until a day is
+    /// written.
+    pub fn store(mut self, location: impl Into<std::path::PathBuf>) -> Self {
+        self.given.store = Some(location.into());
+        self
+    }
+
+    /// One option of an object store (`object_store`'s names: `aws_endpoint_url`,
+    /// `aws_region`, `aws_access_key_id`, `azure_storage_account_name`, ...), over the cloud's
+    /// own variables (`AWS_*`, `GOOGLE_*`, `AZURE_*`), which are read too. A value whose name
+    /// says it is a secret (a key, a token, a password) never shows in an error.
+    pub fn storage_option(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.given
+            .storage_options
+            .get_or_insert_with(Vec::new)
+            .push((key.into(), value.into()));
         self
     }
 
@@ -503,7 +521,12 @@ impl ClientBuilder {
         let max_connections = count(given.max_connections, "max_connections")?;
         let max_response_bytes = count(given.max_response_bytes, "max_response_bytes")?;
         let settle = duration(given.settle, "settle")?;
-        let store = given.store;
+        let store = given.store.as_deref().map(StoreLocation::from_path).transpose()?;
+        let storage_options = given.storage_options.unwrap_or_default();
+        #[cfg(feature = "arrow")]
+        if let Some(StoreLocation::Object(url)) = &store {
+            crate::store::object::check_options(url, &storage_options)?;
+        }
         let extra_ca_pem = network::extra_certificates(given.ca_bundle.as_ref(), language, env)?;
         if let Some(Proxy::Url(url)) = &given.proxy {
             network::check_proxy(url)?;
@@ -527,6 +550,7 @@ impl ClientBuilder {
             language,
             timezone: given.timezone.unwrap_or(SERVICE_TIMEZONE),
             store,
+            storage_options,
             settle,
             propagate_trace_context: given.propagate_trace_context.unwrap_or(false),
         };
@@ -534,6 +558,11 @@ impl ClientBuilder {
         redactor.add(settings.client_secret.expose());
         for secret in [&password, &settings.password_md5].into_iter().flatten() {
             redactor.add(secret.expose());
+        }
+        for (key, value) in &settings.storage_options {
+            if crate::location::is_secret(key) {
+                redactor.add(value);
+            }
         }
         if let Some(token) = &self.token {
             redactor.add(token.access_token.expose());

@@ -40,6 +40,7 @@ mod exit;
 #[cfg(feature = "arrow")]
 pub mod health;
 pub mod input;
+mod location;
 mod logging;
 pub mod model;
 mod network;
@@ -61,6 +62,7 @@ pub use builder::ClientBuilder;
 pub use client::Client;
 pub use error::{Endpoint, Error, ErrorCode, ErrorKind, PartialCreate, Problem, Result, ERRORS, ERROR_CODES};
 pub use exit::Exit;
+pub use location::StoreLocation;
 pub use logging::{event_text, LogLevel, LOG_VAR};
 pub use model::*;
 pub use network::{CaBundle, Language, Proxy};

@@ -16,7 +16,7 @@ use chrono::FixedOffset;
 
 use crate::input::{self, Unit};
 use crate::network::{CaBundle, Language, Proxy};
-use crate::{Error, Result, Secret};
+use crate::{Error, Result, Secret, StoreLocation};
 
 /// Default overall timeout of one HTTP exchange.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -75,6 +75,10 @@ pub enum Kind {
     /// On or off: a boolean; as text (the command line's and the environment's), `true`,
     /// `false`, `1`, `0`, `yes`, `no`, `on` or `off`.
     Switch,
+    /// Names and their text values (Python's `dict`, JavaScript's plain object); on the command
+    /// line, a flag given once per `KEY=VALUE`. A value whose name says it is a secret (a key,
+    /// a token, a password) is never shown.
+    Map,
 }
 
 /// A setting's value when it is neither given nor in the environment.
@@ -287,7 +291,16 @@ pub const SETTINGS: &[Setting] = &[
         env: Some("MONAPI_STORE"),
         default: Fallback::None,
         cli: true,
-        help: "Directory of a local Parquet store: report tables read the settled days it holds and keep those they fetch",
+        help: "Where the Parquet store is, a directory or a URL (s3://bucket/prefix, gs://, az://): report tables read the settled days it holds and keep those they fetch",
+    },
+    Setting {
+        name: "storage_options",
+        node: "storageOptions",
+        kind: Kind::Map,
+        env: None,
+        default: Fallback::Text("the cloud's own variables (AWS_*, GOOGLE_*, AZURE_*)"),
+        cli: true,
+        help: "Options of an object store (s3://, gs://, az://): endpoint, region, credentials, as object_store names them; they override the cloud's variables",
     },
     Setting {
         name: "settle",
@@ -309,6 +322,18 @@ pub const SETTINGS: &[Setting] = &[
     },
 ];
 
+/// Whether the value of `name` in a [`Kind::Map`] setting (the storage options) is a secret,
+/// never shown: its name says it is a key, a token, a secret, a password or a signature (not
+/// an id).
+///
+/// ```
+/// assert!(monapi::settings::is_secret_option("aws_secret_access_key"));
+/// assert!(!monapi::settings::is_secret_option("aws_access_key_id"));
+/// ```
+pub fn is_secret_option(name: &str) -> bool {
+    crate::location::is_secret(name)
+}
+
 /// A setting's value as a caller's language hands it over.
 #[derive(Clone, PartialEq)]
 pub enum Value {
@@ -323,6 +348,8 @@ pub enum Value {
     Text(String),
     /// Bytes (Python's `bytes`, JavaScript's `Buffer`): PEM text of certificates.
     Bytes(Vec<u8>),
+    /// Names and text values (Python's `dict`, JavaScript's plain object).
+    Map(Vec<(String, String)>),
 }
 
 // By hand: a value may be a secret.
@@ -334,6 +361,10 @@ impl fmt::Debug for Value {
             Value::Number(_) => f.write_str("Number(..)"),
             Value::Text(_) => f.write_str("Text(..)"),
             Value::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.len()),
+            Value::Map(pairs) => f
+                .debug_list()
+                .entries(pairs.iter().map(|(name, _)| name))
+                .finish(),
         }
     }
 }
@@ -390,9 +421,14 @@ impl Setting {
         }
     }
 
-    /// The command line's flag, without its dashes (`max-connections`).
+    /// The command line's flag, without its dashes (`max-connections`); a [`Kind::Map`]'s is
+    /// singular, given once per pair (`--storage-option KEY=VALUE`).
     pub fn flag(&self) -> String {
-        self.name.replace('_', "-")
+        let flag = self.name.replace('_', "-");
+        match self.kind {
+            Kind::Map => flag.strip_suffix('s').map_or(flag.clone(), str::to_string),
+            _ => flag,
+        }
     }
 
     /// The unit `language` writes a [`Kind::Duration`] in.
@@ -419,6 +455,7 @@ impl Setting {
             (Value::Bytes(_), Kind::Certificates) => true,
             (Value::Bool(false), Kind::Proxy) => language != Language::Python,
             (Value::Bool(_), Kind::Switch) => true,
+            (Value::Map(_), Kind::Map) => true,
             _ => false,
         }
     }
@@ -446,6 +483,12 @@ impl Setting {
                 Language::Python => "must be True or False".to_string(),
                 Language::Node | Language::Rust => "must be true or false".to_string(),
                 Language::Cli => "must be true, false, 1, 0, yes, no, on or off".to_string(),
+            },
+            Kind::Map => match language {
+                Language::Python => "must be a dict of str to str".to_string(),
+                Language::Node => "must be an object of string values".to_string(),
+                Language::Rust => "must be names and text values".to_string(),
+                Language::Cli => "must be KEY=VALUE".to_string(),
             },
         }
     }
@@ -509,8 +552,10 @@ pub struct Options {
     pub language: Option<Language>,
     /// See [`ClientBuilder::timezone`](crate::ClientBuilder::timezone).
     pub timezone: Option<FixedOffset>,
-    /// See [`ClientBuilder::store`](crate::ClientBuilder::store).
+    /// See [`ClientBuilder::store`](crate::ClientBuilder::store): a directory, or a URL.
     pub store: Option<PathBuf>,
+    /// See [`ClientBuilder::storage_option`](crate::ClientBuilder::storage_option).
+    pub storage_options: Option<Vec<(String, String)>>,
     /// See [`ClientBuilder::settle`](crate::ClientBuilder::settle).
     pub settle: Option<Duration>,
     /// See [`ClientBuilder::propagate_trace_context`](crate::ClientBuilder::propagate_trace_context).
@@ -613,6 +658,23 @@ impl Options {
             "max_response_bytes" => self.max_response_bytes = Some(count(setting, value)?),
             "timezone" => self.timezone = Some(input::timezone(&text(value))?),
             "store" => self.store = Some(PathBuf::from(text(value))),
+            "storage_options" => {
+                let pairs = self.storage_options.get_or_insert_with(Vec::new);
+                match value {
+                    Value::Map(given) => *pairs = given,
+                    // The command line: one `KEY=VALUE` each time the flag is given.
+                    other => {
+                        let text = text(other);
+                        let (key, value) = text
+                            .split_once('=')
+                            .filter(|(key, _)| !key.trim().is_empty())
+                            .ok_or_else(|| {
+                                Error::invalid_input(None, setting.name, setting.expects(language))
+                            })?;
+                        pairs.push((key.trim().to_string(), value.to_string()));
+                    }
+                }
+            }
             "settle" => self.settle = Some(duration(setting, value, language)?),
             "propagate_trace_context" => {
                 self.propagate_trace_context = Some(switch(setting, value, language)?)
@@ -654,6 +716,7 @@ impl Options {
             language,
             timezone,
             store,
+            storage_options,
             settle,
             propagate_trace_context
         );
@@ -667,7 +730,7 @@ fn text(value: Value) -> String {
         Value::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
-        Value::Null => String::new(),
+        Value::Null | Value::Map(_) => String::new(),
     }
 }
 
@@ -808,8 +871,10 @@ pub struct Settings {
     pub language: Language,
     /// The time zone of the service's days and clock times.
     pub timezone: FixedOffset,
-    /// The directory of the local store, when the client has one.
-    pub store: Option<PathBuf>,
+    /// Where the client's store is, when it has one.
+    pub store: Option<StoreLocation>,
+    /// The options of an object store (`object_store`'s names), as given.
+    pub storage_options: Vec<(String, String)>,
     /// How long after a day ends it is settled.
     pub settle: Duration,
     /// Whether requests carry the caller's `traceparent`.
@@ -837,6 +902,7 @@ impl fmt::Debug for Settings {
             .field("language", &self.language)
             .field("timezone", &self.timezone)
             .field("store", &self.store)
+            .field("storage_options", &Value::Map(self.storage_options.clone()))
             .field("settle", &self.settle)
             .field("propagate_trace_context", &self.propagate_trace_context)
             .finish()
@@ -886,7 +952,10 @@ impl Settings {
             ),
         ];
         if let Some(store) = &self.store {
-            values.push(("store", Value::Text(store.to_string_lossy().into_owned())));
+            values.push(("store", Value::Text(store.to_string())));
+        }
+        if !self.storage_options.is_empty() {
+            values.push(("storage_options", Value::Map(self.storage_options.clone())));
         }
         if let Some(username) = &self.username {
             values.push(("username", Value::Text(username.clone())));
@@ -925,6 +994,7 @@ mod tests {
                 Value::Text(format!("http://{}.example", setting.name))
             }
             Kind::Switch => Value::Bool(true),
+            Kind::Map => Value::Map(vec![("aws_region".into(), "eu-west-1".into())]),
         }
     }
 

@@ -101,8 +101,10 @@ export interface ClientOptions {
    */
   timezone?: string
   /**
-   * A directory of a local store of report tables (default: the `MONAPI_STORE` environment
-   * variable, else none). The table calls of `client.tables` (`serviceReport`, `siteReport`,
+   * Where to keep a store of report tables: a directory, or a bucket's prefix
+   * (`s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`, with
+   * {@link ClientOptions.storageOptions}); default: the `MONAPI_STORE` environment variable,
+   * else none. The table calls of `client.tables` (`serviceReport`, `siteReport`,
    * `serviceReports`, `siteReports`) then read the settled days it holds and fetch only the
    * others, keeping those that are settled; {@link Client.sync} fills it ahead of time. One
    * zstd Parquet file per task and day, `DIR/<kind>/day=YYYY-MM-DD/task-<id>.parquet`,
@@ -115,6 +117,17 @@ export interface ClientOptions {
    * const week = await client.tables.serviceReport(10001, { startDate: '2026-11-01', endDate: '2026-11-07' })
    */
   store?: string
+  /**
+   * Options of a store in a bucket (`s3://`, `gs://`, `az://`), as `object_store` names them:
+   * `aws_endpoint_url`, `aws_region`, `aws_access_key_id`, `aws_secret_access_key`,
+   * `azure_storage_account_name`, ... They override the cloud's own variables (`AWS_*`,
+   * `GOOGLE_*`, `AZURE_*`), which are read too. Keys, tokens and secrets never show in an
+   * error; an unknown name is an `INVALID_INPUT` error naming `storageOptions`.
+   *
+   * @example
+   * const client = new Client({ store: 's3://lake/monapi', storageOptions: { aws_region: 'eu-west-1' } })
+   */
+  storageOptions?: Record<string, string>
   /**
    * How long after a day ends (in the client's {@link ClientOptions.timezone}) it counts as
    * settled, in milliseconds: more than 0, at most 2^31 - 1 (default 7200000, two hours).

@@ -149,12 +149,19 @@ class Client:
         left out: an offset from UTC such as ``"+08:00"`` or ``"UTC"`` (default ``"+08:00"``,
         the service's zone).
     store : str or os.PathLike, optional
-        A directory for a local Parquet store of the report tables (also
-        ``MONAPI_STORE``): ``client.tables`` then reads the settled days it holds and keeps
-        those it fetches, and :meth:`sync` brings it up to date. One file per task and day,
-        ``DIR/<kind>/day=YYYY-MM-DD/task-<id>.parquet``, which DuckDB, polars, pyarrow and
-        Dask read as a Hive-partitioned dataset. A store that cannot be read or written
-        raises :class:`StoreError` in the call that uses it.
+        Where to keep a Parquet store of the report tables (also ``MONAPI_STORE``): a
+        directory, or a bucket's prefix, ``s3://bucket/prefix``, ``gs://bucket/prefix`` or
+        ``az://container/prefix``. ``client.tables`` then reads the settled days it holds and
+        keeps those it fetches, and :meth:`sync` brings it up to date. One file per task and
+        day, ``<store>/<kind>/day=YYYY-MM-DD/task-<id>.parquet``, which DuckDB, polars,
+        pyarrow and Dask read as a Hive-partitioned dataset. A store that cannot be read or
+        written raises :class:`StoreError` in the call that uses it.
+    storage_options : dict of str to str, optional
+        Options of a store in a bucket, as ``object_store`` names them (``aws_endpoint_url``,
+        ``aws_region``, ``aws_access_key_id``, ``aws_secret_access_key``,
+        ``azure_storage_account_name``, ...); they override the cloud's own variables
+        (``AWS_*``, ``GOOGLE_*``, ``AZURE_*``), which are read too. Keys, tokens and secrets
+        never show in an error or a repr. An unknown name raises ``ValidationError``.
     settle : float, optional
         Seconds after a day ends (in ``timezone``) before it counts as settled and is kept
         in the store (default 7200, two hours); later days are fetched every time.
@@ -213,6 +220,7 @@ class Client:
         max_response_bytes: int | None = None,
         timezone: str | None = None,
         store: str | os.PathLike[str] | None = None,
+        storage_options: dict[str, str] | None = None,
         settle: float | None = None,
         propagate_trace_context: bool | None = None,
         token: Mapping[str, Any] | None = None,
@@ -1028,6 +1036,7 @@ class AsyncClient:
         max_response_bytes: int | None = None,
         timezone: str | None = None,
         store: str | os.PathLike[str] | None = None,
+        storage_options: dict[str, str] | None = None,
         settle: float | None = None,
         propagate_trace_context: bool | None = None,
         token: Mapping[str, Any] | None = None,

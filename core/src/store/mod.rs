@@ -1,45 +1,49 @@
-//! [`Store`]: a directory of report tables kept by day, as Hive-partitioned Parquet.
+//! [`Store`]: report tables kept by day, as Hive-partitioned Parquet, in a directory or a
+//! bucket (`s3://`, `gs://`, `az://`, see [`StoreLocation`]).
 //!
 //! ```text
-//! DIR/store.json                                   {"format": 1, "timezone": "+08:00"}
-//! DIR/service_report/day=2026-11-01/task-10001.parquet
-//! DIR/site_availability/day=2026-11-01/task-20001.parquet
-//! DIR/site_response_time/day=2026-11-01/task-20001.parquet
-//! DIR/site_faults/day=2026-11-01/task-20001.parquet
-//! DIR/.tmp/       files being written (renamed into place when whole)
-//! DIR/.corrupt/   files that did not read, set aside with the time they were found
+//! ROOT/store.json                                   {"format": 1, "timezone": "+08:00"}
+//! ROOT/service_report/day=2026-11-01/task-10001.parquet
+//! ROOT/site_availability/day=2026-11-01/task-20001.parquet
+//! ROOT/site_response_time/day=2026-11-01/task-20001.parquet
+//! ROOT/site_faults/day=2026-11-01/task-20001.parquet
+//! ROOT/.tmp/       files being written, in a directory (linked into place when whole)
+//! ROOT/.corrupt/   files that did not read, set aside with the time they were found
 //! ```
 //!
 //! One file holds one task's rows of one day (its schema is the table's, zstd-compressed),
-//! so a file is the unit a fetch fills: it is written to `.tmp/`, flushed to the disk
-//! (`fsync`) and renamed into place, and the rename is flushed too (its directory's
-//! `fsync`, on unix): what the store holds is the list of its file names, and a power cut
-//! leaves only whole files in place. A file that exists is whole (a writer killed before its
-//! rename leaves only a `.tmp/` file, which readers never see); two writers of one task-day
-//! write the same rows, and the second rename replaces the first, so nothing is doubled.
+//! so a file is the unit a fetch fills. It is written once, whole, and never replaced
+//! (`files.rs`): in a directory, written to `.tmp/`, flushed to the disk (`fsync`) and linked
+//! to its name (a link fails when the name exists), the link flushed too; in a bucket, one
+//! conditional PUT (`If-None-Match: *` on S3). What the store holds is the list of its file
+//! names, and a power cut or a killed writer leaves only whole files there. Two writers of one
+//! task-day fetch the same rows; the first one's file stays, so nothing is doubled.
 //! The day is a Hive partition (`day=`), which DuckDB, polars, pyarrow, Dask and Spark read
 //! as a date column; the task id is in the rows.
 //!
 //! A store keeps days in one time zone (the client's when it was first written, recorded
 //! in `store.json`): a client with another one is refused rather than mixing days.
-//! `store.json` is written once and never replaced: made whole in a file of its own, then
-//! linked to its name, which fails when another writer's is there first (that one is then
-//! read). One that does not parse (left by an older version, which wrote it in place,
-//! cut short by a power loss) is set aside in `.corrupt/` and written again with the time
-//! zone of the store's files (the client's when it holds none).
+//! `store.json` is written once and never replaced, like the other files (the first writer's
+//! stays, and the others read it). One that does not parse (left by an older version, which
+//! wrote it in place, cut short by a power loss) is set aside in `.corrupt/` and written again
+//! with the time zone of the store's files (the client's when it holds none).
 //!
-//! This file holds the layout and its files; `read.rs` a task's report over a range through
-//! the store (what [`Tables`](crate::table::Tables) calls when the client has a store);
-//! `sync.rs` [`Tables::sync`](crate::table::Tables::sync), which fills it for many tasks.
+//! This file holds the layout and its files; `files.rs` what a store asks of a directory or a
+//! bucket, `object.rs` the bucket (`object_store`, over the client's network settings);
+//! `read.rs` a task's report over a range through the store (what
+//! [`Tables`](crate::table::Tables) calls when the client has a store); `sync.rs`
+//! [`Tables::sync`](crate::table::Tables::sync), which fills it for many tasks.
 
+mod files;
+pub(crate) mod object;
 pub(crate) mod read;
 mod sync;
 
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::collections::BTreeSet;
+use std::fs::File;
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -55,20 +59,19 @@ use parquet::file::metadata::{FileMetaData, KeyValue, ParquetMetaData, ParquetMe
 use parquet::file::properties::WriterProperties;
 
 use crate::{Error, Result};
+use files::Backend;
+use object::Objects;
 
+pub use crate::location::StoreLocation;
 pub use read::{day_runs, last_settled_day, RUN_DAYS};
 pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 
 /// The version of the layout, recorded in `store.json`.
 const FORMAT: u32 = 1;
-/// Where files are written before they are renamed into place.
-const TMP: &str = ".tmp";
 /// Where files that did not read are set aside.
 const CORRUPT: &str = ".corrupt";
 /// The store's description: its layout's version and its days' time zone.
 const DESCRIPTION: &str = "store.json";
-/// Files left in `.tmp/` longer than this were abandoned (their writer died) and are removed.
-const ABANDONED_SECS: u64 = 3600;
 
 /// A table a store keeps: one dataset (a directory) each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -171,7 +174,10 @@ pub(crate) enum Read {
     SetAside { to: PathBuf },
 }
 
-/// A directory of report tables kept by day (see the module docs for the layout).
+/// Report tables kept by day in a directory or a bucket (see the module docs for the layout).
+///
+/// Its methods are blocking (file I/O, or an object store's requests awaited on the runtime
+/// that opened it): from async code, call them on the blocking pool.
 ///
 /// ```
 /// use monapi::store::{Store, StoreKind};
@@ -182,7 +188,7 @@ pub(crate) enum Read {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Store {
-    root: PathBuf,
+    files: Backend,
     timezone: FixedOffset,
     /// Set once `store.json` is known to record `timezone`: the writes after the first do
     /// not read it again.
@@ -190,9 +196,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// The store in `root` for days in `timezone`. Nothing is created until a day is
-    /// written. This reads `store.json` (blocking file I/O: from async code, call it on the
-    /// blocking pool); one that does not parse (cut short by a power cut) is set aside in
+    /// The store in the directory `root` for days in `timezone`. Nothing is created until a
+    /// day is written. This reads `store.json` (blocking file I/O: from async code, call it on
+    /// the blocking pool); one that does not parse (cut short by a power cut) is set aside in
     /// `.corrupt/` and written again.
     ///
     /// # Errors
@@ -203,8 +209,28 @@ impl Store {
     ///   store's description, or does not parse and cannot be written again (a directory that is
     ///   not writable, a full disk, another writer repairing it at the same time: try again).
     pub fn open(root: impl Into<PathBuf>, timezone: FixedOffset) -> Result<Store> {
+        Store::on(Backend::Local(root.into()), timezone)
+    }
+
+    /// The store at `location` (a directory, or a bucket's prefix reached with `options` over
+    /// `network`), as [`open`](Store::open). Blocking, like it; an object store is opened from
+    /// within a tokio runtime (its requests are awaited on it).
+    pub(crate) fn open_at(
+        location: &StoreLocation,
+        options: &[(String, String)],
+        network: &object::Network,
+        timezone: FixedOffset,
+    ) -> Result<Store> {
+        let files = match location {
+            StoreLocation::Local(root) => Backend::Local(root.clone()),
+            StoreLocation::Object(url) => Backend::Object(Arc::new(Objects::open(url, options, network)?)),
+        };
+        Store::on(files, timezone)
+    }
+
+    fn on(files: Backend, timezone: FixedOffset) -> Result<Store> {
         let store = Store {
-            root: root.into(),
+            files,
             timezone,
             recorded: Arc::default(),
         };
@@ -230,9 +256,12 @@ impl Store {
         Ok(())
     }
 
-    /// The store's directory.
-    pub fn root(&self) -> &Path {
-        &self.root
+    /// Where the store is: its directory, or its URL.
+    pub fn location(&self) -> String {
+        match &self.files {
+            Backend::Local(root) => root.display().to_string(),
+            Backend::Object(_) => self.files.shown("").trim_end_matches('/').to_string(),
+        }
     }
 
     /// The time zone of the store's days.
@@ -240,49 +269,47 @@ impl Store {
         self.timezone
     }
 
-    /// The file of one task's rows of one day.
+    /// The key of one task's rows of one day, under the store's root:
+    /// `service_report/day=2026-11-01/task-10001.parquet`.
+    pub fn key(kind: StoreKind, task_id: u64, day: NaiveDate) -> String {
+        format!("{}/day={day}/task-{task_id}.parquet", kind.name())
+    }
+
+    /// The file of one task's rows of one day: its path in a directory, its URL in a bucket.
     pub fn file(&self, kind: StoreKind, task_id: u64, day: NaiveDate) -> PathBuf {
-        self.root
-            .join(kind.name())
-            .join(format!("day={day}"))
-            .join(format!("task-{task_id}.parquet"))
+        PathBuf::from(self.files.shown(&Store::key(kind, task_id, day)))
     }
 
     /// Whether the store holds a task-day (its file exists; a file that exists is whole).
-    pub fn holds(&self, kind: StoreKind, task_id: u64, day: NaiveDate) -> bool {
-        self.file(kind, task_id, day).is_file()
+    ///
+    /// # Errors
+    ///
+    /// An [`Error::Store`] when the file cannot be read (a bucket that does not answer).
+    pub fn holds(&self, kind: StoreKind, task_id: u64, day: NaiveDate) -> Result<bool> {
+        let key = Store::key(kind, task_id, day);
+        match &self.files {
+            Backend::Local(root) => Ok(root.join(key).is_file()),
+            Backend::Object(_) => self.files.get(&key).map(|bytes| bytes.is_some()),
+        }
     }
 
     /// Every `(task_id, day)` the store holds of `kind`, sorted: read from the names of
-    /// the files, none opened.
+    /// the files (one listing), none opened.
     ///
     /// # Errors
     ///
     /// An [`Error::Store`] naming the directory when the kind's directory or the directory of one
     /// of its days cannot be listed (one that does not exist holds nothing).
     pub fn contents(&self, kind: StoreKind) -> Result<Vec<(u64, NaiveDate)>> {
-        let mut held = Vec::new();
-        for day_dir in read_dir(&self.root.join(kind.name()))? {
-            let Some(day) = day_dir
-                .file_name()
-                .and_then(|name| name.to_str())
-                .and_then(|name| name.strip_prefix("day="))
-                .and_then(|day| day.parse::<NaiveDate>().ok())
-            else {
-                continue;
-            };
-            for file in read_dir(&day_dir)? {
-                let task = file
-                    .file_name()
-                    .and_then(|name| name.to_str())
-                    .and_then(|name| name.strip_prefix("task-"))
-                    .and_then(|name| name.strip_suffix(".parquet"))
-                    .and_then(|id| id.parse::<u64>().ok());
-                if let Some(task) = task {
-                    held.push((task, day));
-                }
-            }
-        }
+        let mut held: Vec<(u64, NaiveDate)> = self
+            .files
+            .list(kind.name())?
+            .iter()
+            .filter_map(|key| {
+                let (day, file) = key.split_once('/')?;
+                Some((task_of(file)?, day.strip_prefix("day=")?.parse().ok()?))
+            })
+            .collect();
         held.sort_unstable();
         Ok(held)
     }
@@ -291,101 +318,91 @@ impl Store {
     /// corrupt, another schema) is moved to `.corrupt/` and reported, so that the day is
     /// fetched again.
     pub(crate) fn read(&self, kind: StoreKind, task_id: u64, day: NaiveDate) -> Result<Read> {
-        let path = self.file(kind, task_id, day);
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Read::Missing),
-            Err(error) => return Err(io_error(&path, "could not be read", &error)),
+        let key = Store::key(kind, task_id, day);
+        let Some(bytes) = self.files.get(&key)? else {
+            return Ok(Read::Missing);
         };
         match read_stored_file(kind, self.timezone, bytes) {
             Ok(batch) => Ok(Read::Held(batch)),
-            Err(why) => self.set_aside(&path, why),
+            Err(why) => self.set_aside(&key, &why).map(|to| Read::SetAside { to }),
         }
     }
 
-    /// Checks one task-day's file without reading its pages (its Parquet footer and schema):
-    /// `Held` with an empty table when whole, as [`read`](Store::read) otherwise. A truncated
-    /// file is found here; a garbled page when the file is read.
-    pub(crate) fn check(&self, kind: StoreKind, task_id: u64, day: NaiveDate) -> Result<Read> {
-        let path = self.file(kind, task_id, day);
-        let file = match File::open(&path) {
-            Ok(file) => file,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Read::Missing),
-            Err(error) => return Err(io_error(&path, "could not be opened", &error)),
-        };
-        let schema = kind.schema(self.timezone);
-        let checked = unpanicked(|| {
-            ParquetRecordBatchReaderBuilder::try_new(file)
-                .map_err(|error| error.to_string())
-                .and_then(|builder| same_schema(builder.schema(), &milliseconds_schema(&schema)))
-        });
-        match checked {
-            Ok(()) => Ok(Read::Held(RecordBatch::new_empty(schema))),
-            Err(why) => self.set_aside(&path, why),
+    /// What one listing of `kind`'s `day` finds: the tasks whose file is whole, the files set
+    /// aside, and the tasks whose file could not be checked. A bucket's objects are whole by
+    /// the way they are written (one PUT); on a disk, each file's footer and schema are
+    /// checked too (a truncated file is found here, a garbled page when the file is read).
+    pub(crate) fn whole_on(&self, kind: StoreKind, day: NaiveDate) -> Result<Listed> {
+        let dir = format!("{}/day={day}", kind.name());
+        let mut listed = Listed::default();
+        for name in self.files.list(&dir)? {
+            let Some(task) = task_of(&name) else { continue };
+            if let Backend::Local(root) = &self.files {
+                let key = format!("{dir}/{name}");
+                let path = root.join(&key);
+                // A file that cannot be opened (not a damaged one): its task fails.
+                let file = match File::open(&path) {
+                    Ok(file) => file,
+                    Err(error) => {
+                        listed
+                            .failed
+                            .push((task, files::io_error(&path, "could not be opened", &error)));
+                        continue;
+                    }
+                };
+                if let Err(why) = check_footer(file, kind, self.timezone) {
+                    listed.set_aside.push(self.set_aside(&key, &why)?);
+                    continue;
+                }
+            }
+            listed.whole.insert(task);
         }
+        Ok(listed)
     }
 
-    fn set_aside(&self, path: &Path, why: String) -> Result<Read> {
-        let to = self.corrupt_path(path);
-        make_dir(to.parent().expect("a file has a directory"))?;
-        match fs::rename(path, &to) {
-            Ok(()) => {}
-            // Another reader set it aside (or a writer replaced it) first.
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_error(path, "could not be set aside", &error)),
-        }
-        tracing::warn!(target: "monapi", file = %path.display(), set_aside = %to.display(), %why, "a stored file did not read; it is set aside and fetched again");
-        Ok(Read::SetAside { to })
+    fn set_aside(&self, key: &str, why: &str) -> Result<PathBuf> {
+        let to = corrupt_key(key);
+        self.files.rename(key, &to)?;
+        let (file, to) = (self.files.shown(key), PathBuf::from(self.files.shown(&to)));
+        tracing::warn!(target: "monapi", %file, set_aside = %to.display(), %why, "a stored file did not read; it is set aside and fetched again");
+        Ok(to)
     }
 
-    /// Writes one task-day whole, or not at all: into `.tmp/`, flushed to the disk, then
-    /// renamed into place (and the rename flushed). Returns the file's size.
-    pub(crate) fn write(
-        &self,
-        kind: StoreKind,
-        task_id: u64,
-        day: NaiveDate,
-        batch: &RecordBatch,
-    ) -> Result<u64> {
+    /// Writes one task-day's table (`kind`'s schema) whole, or not at all, unless the store
+    /// holds that task-day already: then its file stays, and this returns `false` (a task-day's
+    /// rows are the same whoever fetched them). Only a settled day belongs in a store: a sync
+    /// and the table calls write those alone.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidInput`] naming `batch` when its schema is not the kind's in the store's
+    ///   time zone, or naming `store` when the store holds days in another time zone;
+    /// - [`Error::Store`] naming the file when the table cannot be encoded (a time too far from
+    ///   1970) or the file cannot be written.
+    pub fn write(&self, kind: StoreKind, task_id: u64, day: NaiveDate, batch: &RecordBatch) -> Result<bool> {
+        if batch.schema().fields() != kind.schema(self.timezone).fields() {
+            return Err(Error::invalid_input(
+                None,
+                "batch",
+                format!(
+                    "must have the schema of {} in the store's time zone ({})",
+                    kind.name(),
+                    self.timezone
+                ),
+            ));
+        }
         self.record_timezone()?;
-        let path = self.file(kind, task_id, day);
-        let day_dir = path.parent().expect("a file has a directory");
-        let tmp_dir = self.root.join(TMP);
-        make_dir(&tmp_dir)?;
-        make_dir(day_dir)?;
+        let key = Store::key(kind, task_id, day);
         let bytes = encode_file(batch).map_err(|error| Error::Store {
-            path: path.display().to_string(),
+            path: self.files.shown(&key),
             message: format!("could not be written: {error}"),
         })?;
-        let tmp = tmp_dir.join(unique_name(&format!("{}-{task_id}-{day}", kind.name())));
-        let written = write_synced(&tmp, &bytes)
-            .map_err(|e| io_error(&tmp, "could not be written", &e))
-            .and_then(|()| {
-                fs::rename(&tmp, &path).map_err(|e| io_error(&path, "could not be put in place", &e))
-            })
-            .and_then(|()| sync_dir(day_dir).map_err(|e| io_error(day_dir, "could not be flushed", &e)));
-        if written.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        written.map(|()| bytes.len() as u64)
+        self.files.create(&key, bytes)
     }
 
-    /// Removes what writers killed mid-way left in `.tmp/` (files older than an hour: a
-    /// live writer's are younger).
+    /// Removes what writers killed mid-way left (in a directory's `.tmp/`).
     pub(crate) fn sweep(&self) {
-        let Ok(files) = read_dir(&self.root.join(TMP)) else {
-            return;
-        };
-        for file in files {
-            let old = fs::metadata(&file)
-                .and_then(|meta| meta.modified())
-                .ok()
-                .and_then(|modified| modified.elapsed().ok())
-                .is_some_and(|age| age.as_secs() > ABANDONED_SECS);
-            if old {
-                let _ = fs::remove_file(&file);
-            }
-        }
+        self.files.sweep();
     }
 
     /// The time zone `store.json` records; `None` when there is none yet. One that does not
@@ -399,11 +416,9 @@ impl Store {
     }
 
     fn description(&self) -> Result<Description> {
-        let path = self.root.join(DESCRIPTION);
-        match fs::read(&path) {
-            Ok(bytes) => describe(&path, &bytes),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Description::Missing),
-            Err(error) => Err(io_error(&path, "could not be read", &error)),
+        match self.files.get(DESCRIPTION)? {
+            Some(bytes) => describe(&self.files.shown(DESCRIPTION), &bytes),
+            None => Ok(Description::Missing),
         }
     }
 
@@ -421,29 +436,24 @@ impl Store {
     }
 
     /// Writes `store.json` for `timezone` unless another writer did first; returns the time
-    /// zone it records. It is made whole (flushed) under a name of its own, then linked to
-    /// its name: a link fails when the name exists, so it is never replaced, and a reader
-    /// never sees it in part.
+    /// zone it records. Written once and never replaced, like every file of the store.
     fn create_description(&self, timezone: FixedOffset) -> Result<FixedOffset> {
-        let path = self.root.join(DESCRIPTION);
-        make_dir(&self.root)?;
-        let tmp = self.root.join(unique_name(".store.json"));
         let text = format!("{{\"format\": {FORMAT}, \"timezone\": \"{timezone}\"}}\n");
-        let linked = write_synced(&tmp, text.as_bytes()).and_then(|()| fs::hard_link(&tmp, &path));
-        let _ = fs::remove_file(&tmp);
-        match linked {
-            Ok(()) => {
-                sync_dir(&self.root).map_err(|e| io_error(&self.root, "could not be flushed", &e))?;
-                Ok(timezone)
-            }
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => match self.description()? {
-                Description::Recorded(recorded) => Ok(recorded),
-                // Only a writer of an older version, writing in place, leaves one now: the
-                // next call repairs it.
-                Description::Garbled => Err(io_error(&path, "is being written by another writer", &error)),
-                Description::Missing => Err(io_error(&path, "was removed while it was written", &error)),
-            },
-            Err(error) => Err(io_error(&path, "could not be written", &error)),
+        if self.files.create(DESCRIPTION, text.into_bytes())? {
+            return Ok(timezone);
+        }
+        match self.description()? {
+            Description::Recorded(recorded) => Ok(recorded),
+            // Only a writer of an older version, writing in place, leaves one now: the next
+            // call repairs it.
+            Description::Garbled => Err(Error::Store {
+                path: self.files.shown(DESCRIPTION),
+                message: "is being written by another writer".into(),
+            }),
+            Description::Missing => Err(Error::Store {
+                path: self.files.shown(DESCRIPTION),
+                message: "was removed while it was written".into(),
+            }),
         }
     }
 
@@ -451,34 +461,25 @@ impl Store {
     /// written again for the time zone of the store's files (the client's when it holds
     /// none), as a new one is ([`create_description`](Store::create_description)). Two
     /// repairs at once: the second may set aside the first's new description; it finds it
-    /// whole and links it back, so both take it.
+    /// whole and writes it back, so both take it.
     fn repair(&self) -> Result<FixedOffset> {
-        let path = self.root.join(DESCRIPTION);
-        let to = self.corrupt_path(&path);
-        make_dir(to.parent().expect("a file has a directory"))?;
-        match fs::rename(&path, &to) {
-            Ok(()) => {}
-            // Another repair set it aside first.
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_error(&path, "could not be set aside", &error)),
-        }
-        let moved = fs::read(&to).ok().map(|bytes| describe(&to, &bytes));
-        if let Some(Ok(Description::Recorded(_))) = moved {
-            match fs::hard_link(&to, &path) {
-                Ok(()) => {}
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(error) => return Err(io_error(&path, "could not be put back", &error)),
-            }
-            let _ = fs::remove_file(&to);
+        let to = corrupt_key(DESCRIPTION);
+        self.files.rename(DESCRIPTION, &to)?;
+        let moved = self.files.get(&to)?;
+        let shown = self.files.shown(DESCRIPTION);
+        if let Some(bytes) = moved
+            && let Ok(Description::Recorded(_)) = describe(&shown, &bytes)
+        {
+            self.files.create(DESCRIPTION, bytes)?;
             return match self.description()? {
                 Description::Recorded(recorded) => Ok(recorded),
                 _ => Err(Error::Store {
-                    path: path.display().to_string(),
+                    path: shown,
                     message: "is being repaired by another writer".into(),
                 }),
             };
         }
-        tracing::warn!(target: "monapi", file = %path.display(), set_aside = %to.display(), "the store's description did not parse (a write cut short); it is set aside and written again");
+        tracing::warn!(target: "monapi", file = %shown, set_aside = %self.files.shown(&to), "the store's description did not parse (a write cut short); it is set aside and written again");
         let timezone = self.timezone_of_files()?.unwrap_or(self.timezone);
         self.create_description(timezone)
     }
@@ -486,47 +487,67 @@ impl Store {
     /// The time zone of the first of the store's files that reads (from its schema).
     fn timezone_of_files(&self) -> Result<Option<FixedOffset>> {
         for kind in StoreKind::ALL {
-            for day_dir in read_dir(&self.root.join(kind.name()))? {
-                for file in read_dir(&day_dir)? {
-                    let Ok(file) = File::open(&file) else { continue };
-                    let zone = unpanicked(|| {
-                        let builder =
-                            ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-                        let field = builder
-                            .schema()
-                            .field_with_name(kind.day_column())
-                            .map_err(|e| e.to_string())?;
-                        match field.data_type() {
-                            DataType::Timestamp(_, Some(zone)) => {
-                                zone.parse::<FixedOffset>().map_err(|e| e.to_string())
-                            }
-                            _ => Err("no time zone".into()),
+            for name in self.files.list(kind.name())? {
+                let Some(bytes) = self.files.get(&format!("{}/{name}", kind.name()))? else {
+                    continue;
+                };
+                let zone = unpanicked(|| {
+                    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+                        .map_err(|e| e.to_string())?;
+                    let field = builder
+                        .schema()
+                        .field_with_name(kind.day_column())
+                        .map_err(|e| e.to_string())?;
+                    match field.data_type() {
+                        DataType::Timestamp(_, Some(zone)) => {
+                            zone.parse::<FixedOffset>().map_err(|e| e.to_string())
                         }
-                    });
-                    if let Ok(zone) = zone {
-                        return Ok(Some(zone));
+                        _ => Err("no time zone".into()),
                     }
+                });
+                if let Ok(zone) = zone {
+                    return Ok(Some(zone));
                 }
             }
         }
         Ok(None)
     }
-
-    /// Where a file of the store is set aside: `.corrupt/` and its path in the store, with
-    /// the time it was found.
-    fn corrupt_path(&self, path: &Path) -> PathBuf {
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
-        self.root
-            .join(CORRUPT)
-            .join(format!("{}.{stamp}", relative.display()))
-    }
 }
 
-/// What the bytes of a `store.json` at `path` describe.
-fn describe(path: &Path, bytes: &[u8]) -> Result<Description> {
+/// The task of a file's name (`task-10001.parquet`).
+fn task_of(name: &str) -> Option<u64> {
+    name.strip_prefix("task-")?.strip_suffix(".parquet")?.parse().ok()
+}
+
+/// Where a file of the store is set aside: `.corrupt/` and its key, with the time it was
+/// found.
+fn corrupt_key(key: &str) -> String {
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{CORRUPT}/{key}.{stamp}")
+}
+
+/// What one listing of a kind's day found ([`Store::whole_on`]).
+#[derive(Debug, Default)]
+pub(crate) struct Listed {
+    pub(crate) whole: BTreeSet<u64>,
+    pub(crate) set_aside: Vec<PathBuf>,
+    pub(crate) failed: Vec<(u64, Error)>,
+}
+
+/// Checks a file on a disk without reading its pages: its Parquet footer and schema.
+fn check_footer(file: File, kind: StoreKind, timezone: FixedOffset) -> std::result::Result<(), String> {
+    let schema = kind.schema(timezone);
+    unpanicked(|| {
+        ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|error| error.to_string())
+            .and_then(|builder| same_schema(builder.schema(), &milliseconds_schema(&schema)))
+    })
+}
+
+/// What the bytes of a `store.json` shown as `path` describe.
+fn describe(path: &str, bytes: &[u8]) -> Result<Description> {
     // Not JSON at all (empty, or cut short): a write torn by a power cut. JSON of another
     // shape is not ours to replace.
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
@@ -538,7 +559,7 @@ fn describe(path: &Path, bytes: &[u8]) -> Result<Description> {
     {
         Some(timezone) => Ok(Description::Recorded(timezone)),
         None => Err(Error::Store {
-            path: path.display().to_string(),
+            path: path.to_string(),
             message: "is not a store's description ({\"format\": 1, \"timezone\": \"+08:00\"})".into(),
         }),
     }
@@ -550,59 +571,6 @@ enum Description {
     Recorded(FixedOffset),
     /// Not JSON: cut short.
     Garbled,
-}
-
-/// Writes `bytes` to a new file at `path` and flushes it to the disk.
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = File::create_new(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
-}
-
-/// Flushes a directory's entries (a rename or a new name in it) to the disk. On unix; a
-/// no-op elsewhere (Windows opens no directory as a file, and NTFS journals its names).
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
-    }
-}
-
-/// Makes `dir` and the directories above it that are missing, each new name flushed to
-/// the disk in its parent (a file renamed into a directory whose own name was lost in a
-/// power cut would be lost with it).
-fn make_dir(dir: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let missing: Vec<&Path> = dir
-        .ancestors()
-        .take_while(|d| !d.as_os_str().is_empty() && !d.is_dir())
-        .collect();
-    fs::create_dir_all(dir).map_err(|e| io_error(dir, "could not be created", &e))?;
-    for created in missing.iter().rev() {
-        if let Some(parent) = created.parent() {
-            sync_dir(parent).map_err(|e| io_error(parent, "could not be flushed", &e))?;
-        }
-    }
-    Ok(())
-}
-
-/// A name no other writer (thread or process) uses at the same time.
-fn unique_name(stem: &str) -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let next = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("{stem}.{}-{next}.part", std::process::id())
 }
 
 /// The key of the CRC-32 of a file's pages (every byte before its footer), in its footer.
@@ -838,29 +806,11 @@ fn same_schema(found: &SchemaRef, expected: &SchemaRef) -> std::result::Result<(
     }
 }
 
-/// The entries of a directory; none when it does not exist.
-fn read_dir(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(io_error(dir, "could not be listed", &error)),
-    };
-    entries
-        .map(|entry| entry.map(|entry| entry.path()))
-        .collect::<io::Result<Vec<_>>>()
-        .map_err(|error| io_error(dir, "could not be listed", &error))
-}
-
-fn io_error(path: &Path, what: &str, error: &io::Error) -> Error {
-    Error::Store {
-        path: path.display().to_string(),
-        message: format!("{what}: {error}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::sync::atomic::AtomicU64;
 
     /// A fresh directory, removed when dropped.
     struct Dir(PathBuf);
@@ -1022,7 +972,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.field(), Some("store"), "{error}");
         assert!(error.rule().unwrap().contains("+08:00"), "{error}");
-        assert!(!west.holds(StoreKind::ServiceReport, 10002, day()));
+        assert!(!west.holds(StoreKind::ServiceReport, 10002, day()).unwrap());
         let text = fs::read_to_string(dir.0.join(DESCRIPTION)).unwrap();
         assert_eq!(text, "{\"format\": 1, \"timezone\": \"+08:00\"}\n");
 

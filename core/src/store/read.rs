@@ -2,7 +2,7 @@
 //! the others fetched (a task's contiguous missing days in one request) and the settled ones
 //! among them written.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -180,7 +180,9 @@ fn read_held(
 
 /// Runs `work` (file reads and writes, Parquet) on the blocking pool, off the runtime's
 /// threads, several tasks' at once.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|error| {
         Err(Error::Store {
             path: "(in memory)".into(),
@@ -197,6 +199,7 @@ pub(crate) async fn sync_task(
     kinds: &[StoreKind],
     task: u64,
     range: DateRange,
+    held: &Held,
     fetch: &Fetch,
 ) -> Result<Through> {
     let asked: Vec<StoreKind> = report
@@ -205,10 +208,10 @@ pub(crate) async fn sync_task(
         .copied()
         .filter(|k| kinds.contains(k))
         .collect();
-    let (mut out, missing) = {
-        let (store, asked) = (store.clone(), asked.clone());
-        blocking(move || check_held(&store, &asked, task, range)).await?
-    };
+    if let Some(error) = held.failed.get(&task) {
+        return Err(error.clone());
+    }
+    let (mut out, missing) = check_held(held, &asked, task, range);
     let last_settled = range.end.expect("a sync's range has both dates");
     for (first, last) in runs(&missing, Some(RUN_DAYS)) {
         let done = match fetch(DateRange::new(first, last)).await {
@@ -247,35 +250,49 @@ pub(crate) async fn sync_task(
     Ok(out)
 }
 
-/// The days of `range` whose files of every kind are whole (by their footers); the others,
-/// to fetch.
-fn check_held(
-    store: &Store,
-    kinds: &[StoreKind],
-    task: u64,
-    range: DateRange,
-) -> Result<(Through, Vec<NaiveDate>)> {
+/// What a sync found in the store before it fetches (one listing per kind and day,
+/// [`Store::whole_on`]): the tasks whose file is whole, by kind and day; the tasks whose file
+/// could not be checked, which fail whole; the files set aside.
+#[derive(Default)]
+pub(crate) struct Held {
+    whole: HashMap<(StoreKind, NaiveDate), BTreeSet<u64>>,
+    failed: HashMap<u64, Error>,
+    pub(crate) set_aside: Vec<PathBuf>,
+}
+
+/// What `store` holds of `kinds` over `range`.
+pub(crate) fn held(store: &Store, kinds: &[StoreKind], range: DateRange) -> Result<Held> {
+    let mut held = Held::default();
+    for &kind in kinds {
+        for day in days(range) {
+            let listed = store.whole_on(kind, day)?;
+            held.whole.insert((kind, day), listed.whole);
+            held.set_aside.extend(listed.set_aside);
+            for (task, error) in listed.failed {
+                held.failed.entry(task).or_insert(error);
+            }
+        }
+    }
+    Ok(held)
+}
+
+/// The days of `range` whose files of every kind the store holds whole; the others, to fetch.
+fn check_held(held: &Held, kinds: &[StoreKind], task: u64, range: DateRange) -> (Through, Vec<NaiveDate>) {
     let mut out = Through::default();
     let mut missing = Vec::new();
     for day in days(range) {
-        let mut whole = true;
-        for &kind in kinds {
-            match store.check(kind, task, day)? {
-                Read::Held(_) => {}
-                Read::Missing => whole = false,
-                Read::SetAside { to } => {
-                    out.set_aside.push(to);
-                    whole = false;
-                }
-            }
-        }
+        let whole = kinds.iter().all(|&kind| {
+            held.whole
+                .get(&(kind, day))
+                .is_some_and(|tasks| tasks.contains(&task))
+        });
         if whole {
             out.reused += 1;
         } else {
             missing.push(day);
         }
     }
-    Ok((out, missing))
+    (out, missing)
 }
 
 /// Writes each settled day of the run `(first, last)` (every kind, an empty file for a day
@@ -489,7 +506,7 @@ mod tests {
             assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), expected_calls);
             for &kind in Report::Site.kinds() {
                 assert!(
-                    !store.holds(kind, 20001, day),
+                    !store.holds(kind, 20001, day).unwrap(),
                     "{kind:?} kept with a fault going on"
                 );
             }
@@ -503,7 +520,7 @@ mod tests {
             assert_eq!(through.tables[2].num_rows(), 1);
             assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
         }
-        assert!(store.holds(StoreKind::SiteFaults, 20001, day));
+        assert!(store.holds(StoreKind::SiteFaults, 20001, day).unwrap());
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -307,6 +307,12 @@ impl Tables {
         // failure of it is no failure of the sync.
         let sweeping = store.clone();
         let _ = tokio::task::spawn_blocking(move || sweeping.sweep()).await;
+        // What the store holds already: one listing per kind and day, for every task.
+        let mut held = {
+            let (store, kinds) = (store.clone(), options.kinds.clone());
+            read::blocking(move || read::held(&store, &kinds, range)).await?
+        };
+        report.set_aside.append(&mut held.set_aside);
 
         let days = days_from(start, end);
         let mut progress = SyncProgress {
@@ -320,11 +326,11 @@ impl Tables {
         };
         tell(progress);
         let kinds = &options.kinds;
-        let store = &store;
+        let (store, held) = (&store, &held);
         let mut done = stream::iter(jobs)
             .map(|(report, task)| async move {
                 let fetch = fetch(&self.client, report, task);
-                let syncing = read::sync_task(store, report, kinds, task, range, &fetch);
+                let syncing = read::sync_task(store, report, kinds, task, range, held, &fetch);
                 let through = telemetry::child(report.name(), Some(task), syncing, |t| Some(t.rows)).await;
                 (report, task, through)
             })

@@ -397,7 +397,8 @@ impl Tables {
     }
 
     /// The client's store, when it has one (see [`ClientBuilder::store`](crate::ClientBuilder::store)).
-    /// It reads the store's `store.json` (blocking file I/O): the async calls open it with
+    /// It reads the store's `store.json` (blocking I/O; a store in a bucket is opened from
+    /// within a tokio runtime, on its blocking pool): the async calls open it with
     /// `open_store`, on the blocking pool.
     ///
     /// # Errors
@@ -406,22 +407,28 @@ impl Tables {
     /// cannot be read, or `store.json` is not a store's (the error names the path).
     pub fn store(&self) -> Result<Option<Store>> {
         let settings = self.client.settings();
-        settings
-            .store
-            .as_ref()
-            .map(|root| Store::open(root, settings.timezone))
-            .transpose()
+        let Some(location) = &settings.store else {
+            return Ok(None);
+        };
+        let network = crate::store::object::Network {
+            extra_ca_pem: settings.extra_ca_pem.clone(),
+            proxy: settings.proxy.clone(),
+            timeout: settings.timeout,
+            connect_timeout: settings.connect_timeout,
+            user_agent: settings.user_agent.clone(),
+            max_retries: settings.max_retries,
+        };
+        Store::open_at(location, &settings.storage_options, &network, settings.timezone).map(Some)
     }
 
     /// [`store`](Tables::store) on the blocking pool, off the runtime's threads (a slow or
     /// network disk would hold every task of a runtime thread while `store.json` is read).
     pub(crate) async fn open_store(&self) -> Result<Option<Store>> {
-        let settings = self.client.settings();
-        let Some(root) = settings.store.clone() else {
+        if self.client.settings().store.is_none() {
             return Ok(None);
-        };
-        let timezone = settings.timezone;
-        tokio::task::spawn_blocking(move || Store::open(root, timezone))
+        }
+        let tables = self.clone();
+        tokio::task::spawn_blocking(move || tables.store())
             .await
             .unwrap_or_else(|error| {
                 Err(Error::Store {
@@ -429,7 +436,6 @@ impl Tables {
                     message: format!("the opening of the store stopped: {error}"),
                 })
             })
-            .map(Some)
     }
 
     /// The long table of a service task's report over `range`. With a store, the settled

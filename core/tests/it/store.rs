@@ -215,8 +215,8 @@ async fn days_not_settled_are_fetched_every_time_and_never_written() {
             emulator.counters().site_report - before >= 2,
             "today is asked for again"
         );
-        assert!(!store.holds(StoreKind::SiteFaults, 20002, today));
-        assert!(store.holds(StoreKind::SiteFaults, 20002, yesterday));
+        assert!(!store.holds(StoreKind::SiteFaults, 20002, today).unwrap());
+        assert!(store.holds(StoreKind::SiteFaults, 20002, yesterday).unwrap());
     }
     // With a settle of ten days, nothing of the last ten days is written.
     let slow = builder(&emulator)
@@ -351,7 +351,7 @@ async fn a_sync_fetches_what_is_missing_once_and_retries_what_failed() {
     } else {
         StoreKind::SiteFaults
     };
-    assert!(!store.holds(kind, failure.task_id, first));
+    assert!(!store.holds(kind, failure.task_id, first).unwrap());
     assert!(
         report.summary().contains(&format!("{} failed", days)),
         "{}",
@@ -481,8 +481,8 @@ async fn a_sync_with_a_task_whose_store_fails_completes_the_others() {
         "the two other tasks' days"
     );
     for day in first.iter_days().take(5) {
-        assert!(store.holds(StoreKind::ServiceReport, 10024, day));
-        assert!(store.holds(StoreKind::SiteFaults, 20001, day));
+        assert!(store.holds(StoreKind::ServiceReport, 10024, day).unwrap());
+        assert!(store.holds(StoreKind::SiteFaults, 20001, day).unwrap());
     }
     assert!(report.error(monapi::table::OnFailure::Raise).is_some());
 }

@@ -60,6 +60,8 @@ pub fn assert_no_secret(text: &str, tokens: &[&str]) {
         assert!(!text.contains(secret), "secret leaked into: {text}");
     }
 }
+#[cfg(feature = "arrow")]
+pub mod moto;
 pub mod proxy;
 #[cfg(feature = "arrow")]
 pub mod rows;

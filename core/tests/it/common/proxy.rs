@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -13,6 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct ForwardingProxy {
     pub addr: SocketAddr,
     forwarded: Arc<AtomicU64>,
+    destinations: Arc<Mutex<Vec<String>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -24,15 +25,20 @@ impl ForwardingProxy {
         let forwarded = Arc::new(AtomicU64::new(0));
         let expected =
             credentials.map(|(user, password)| format!("Basic {}", base64(&format!("{user}:{password}"))));
-        let counter = forwarded.clone();
+        let destinations = Arc::new(Mutex::new(Vec::new()));
+        let carried = Carried {
+            forwarded: forwarded.clone(),
+            destinations: destinations.clone(),
+        };
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(carry(stream, expected.clone(), counter.clone()));
+                tokio::spawn(carry(stream, expected.clone(), carried.clone()));
             }
         });
         ForwardingProxy {
             addr,
             forwarded,
+            destinations,
             task,
         }
     }
@@ -45,6 +51,25 @@ impl ForwardingProxy {
     pub fn forwarded(&self) -> u64 {
         self.forwarded.load(Ordering::SeqCst)
     }
+
+    /// The servers (`host:port`) of the connections carried so far.
+    pub fn destinations(&self) -> Vec<String> {
+        self.destinations.lock().unwrap().clone()
+    }
+}
+
+/// What the proxy records of the connections it carries.
+#[derive(Clone)]
+struct Carried {
+    forwarded: Arc<AtomicU64>,
+    destinations: Arc<Mutex<Vec<String>>>,
+}
+
+impl Carried {
+    fn record(&self, destination: &str) {
+        self.forwarded.fetch_add(1, Ordering::SeqCst);
+        self.destinations.lock().unwrap().push(destination.to_string());
+    }
 }
 
 impl Drop for ForwardingProxy {
@@ -53,7 +78,7 @@ impl Drop for ForwardingProxy {
     }
 }
 
-async fn carry(mut client: TcpStream, expected: Option<String>, forwarded: Arc<AtomicU64>) {
+async fn carry(mut client: TcpStream, expected: Option<String>, carried: Carried) {
     // The request head: up to the blank line (bounded).
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
@@ -86,7 +111,7 @@ async fn carry(mut client: TcpStream, expected: Option<String>, forwarded: Arc<A
         let Ok(mut server) = TcpStream::connect(target).await else {
             return;
         };
-        forwarded.fetch_add(1, Ordering::SeqCst);
+        carried.record(target);
         let _ = client
             .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
             .await;
@@ -103,7 +128,7 @@ async fn carry(mut client: TcpStream, expected: Option<String>, forwarded: Arc<A
     let Ok(mut server) = TcpStream::connect(authority).await else {
         return;
     };
-    forwarded.fetch_add(1, Ordering::SeqCst);
+    carried.record(authority);
     let path = if path.is_empty() { "/" } else { path };
     let rewritten = text.replacen(target, path, 1);
     if server.write_all(rewritten.as_bytes()).await.is_err() {

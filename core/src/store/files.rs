@@ -1,0 +1,230 @@
+//! The few things a store asks of where it lives, by key (`service_report/day=2026-11-01/task-1.parquet`):
+//! read a file, create one that does not exist yet, move one aside, list a directory. On a disk
+//! ([`Backend::Local`]) a file is written to `.tmp/`, flushed (`fsync`) and linked to its name,
+//! which fails when the name exists, and the link is flushed too; in a bucket
+//! ([`Backend::Object`]) it is one conditional PUT. Either way a file is written once, whole,
+//! and never replaced: two writers of one name both succeed, and the file is the first one's.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::object::Objects;
+use crate::{Error, Result};
+
+/// Where files are written before they are linked into place (on a disk).
+pub(crate) const TMP: &str = ".tmp";
+/// Files left in `.tmp/` longer than this were abandoned (their writer died) and are removed.
+const ABANDONED_SECS: u64 = 3600;
+
+/// Where a store's files are.
+#[derive(Clone, Debug)]
+pub(crate) enum Backend {
+    /// A directory.
+    Local(PathBuf),
+    /// A prefix of a bucket or container.
+    Object(Arc<Objects>),
+}
+
+impl Backend {
+    /// `key` as messages show it: a path, or a URL.
+    pub(crate) fn shown(&self, key: &str) -> String {
+        match self {
+            Backend::Local(root) => root.join(key).display().to_string(),
+            Backend::Object(objects) => objects.shown(key),
+        }
+    }
+
+    /// The file's bytes; `None` when there is none.
+    pub(crate) fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        match self {
+            Backend::Local(root) => {
+                let path = root.join(key);
+                match fs::read(&path) {
+                    Ok(bytes) => Ok(Some(bytes)),
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+                    Err(error) => Err(io_error(&path, "could not be read", &error)),
+                }
+            }
+            Backend::Object(objects) => objects.get(key),
+        }
+    }
+
+    /// Writes `bytes` as `key` unless a file has that name; `false` when one had.
+    pub(crate) fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool> {
+        match self {
+            Backend::Local(root) => create_local(root, key, &bytes),
+            Backend::Object(objects) => objects.create(key, bytes),
+        }
+    }
+
+    /// Moves `key` to `to`; nothing when `key` is gone already (another reader moved it).
+    pub(crate) fn rename(&self, key: &str, to: &str) -> Result<()> {
+        match self {
+            Backend::Local(root) => {
+                let (from, to) = (root.join(key), root.join(to));
+                make_dir(to.parent().expect("a file has a directory"))?;
+                match fs::rename(&from, &to) {
+                    Ok(()) => Ok(()),
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+                    Err(error) => Err(io_error(&from, "could not be set aside", &error)),
+                }
+            }
+            Backend::Object(objects) => objects.rename(key, to),
+        }
+    }
+
+    /// The keys of the files under `dir`, relative to it, at any depth; none when it does not
+    /// exist.
+    pub(crate) fn list(&self, dir: &str) -> Result<Vec<String>> {
+        match self {
+            Backend::Local(root) => {
+                let mut found = Vec::new();
+                walk(&root.join(dir), "", &mut found)?;
+                Ok(found)
+            }
+            Backend::Object(objects) => objects.list(dir),
+        }
+    }
+
+    /// Removes what writers killed mid-way left in `.tmp/` (files older than an hour: a live
+    /// writer's are younger). A killed PUT leaves nothing in a bucket.
+    pub(crate) fn sweep(&self) {
+        let Backend::Local(root) = self else {
+            return;
+        };
+        let Ok(files) = read_dir(&root.join(TMP)) else {
+            return;
+        };
+        for file in files {
+            let old = fs::metadata(&file)
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > ABANDONED_SECS);
+            if old {
+                let _ = fs::remove_file(&file);
+            }
+        }
+    }
+}
+
+/// The files under `dir` (their paths after it, joined with `/`, after `above`).
+fn walk(dir: &Path, above: &str, found: &mut Vec<String>) -> Result<()> {
+    for entry in read_dir(dir)? {
+        let Some(name) = entry.file_name().and_then(|name| name.to_str()) else {
+            continue;
+        };
+        let key = if above.is_empty() {
+            name.to_string()
+        } else {
+            format!("{above}/{name}")
+        };
+        if entry.is_dir() {
+            walk(&entry, &key, found)?;
+        } else {
+            found.push(key);
+        }
+    }
+    Ok(())
+}
+
+/// On a disk: `bytes` made whole in `.tmp/` (flushed), then linked to `key` (a link fails when
+/// the name exists, so a file is never replaced and never seen in part), the link flushed.
+fn create_local(root: &Path, key: &str, bytes: &[u8]) -> Result<bool> {
+    let path = root.join(key);
+    let tmp_dir = root.join(TMP);
+    make_dir(&tmp_dir)?;
+    let dir = path.parent().expect("a file has a directory");
+    make_dir(dir)?;
+    let stem = key.replace('/', "-");
+    let tmp = tmp_dir.join(unique_name(&stem));
+    let linked = write_synced(&tmp, bytes)
+        .map_err(|e| io_error(&tmp, "could not be written", &e))
+        .and_then(|()| match fs::hard_link(&tmp, &path) {
+            Ok(()) => Ok(true),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(error) => Err(io_error(&path, "could not be put in place", &error)),
+        });
+    let _ = fs::remove_file(&tmp);
+    let created = linked?;
+    if created {
+        sync_dir(dir).map_err(|e| io_error(dir, "could not be flushed", &e))?;
+    }
+    Ok(created)
+}
+
+/// A name no other writer (thread or process) uses at the same time.
+pub(crate) fn unique_name(stem: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let next = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("{stem}.{}-{next}.part", std::process::id())
+}
+
+/// Writes `bytes` to a new file at `path` and flushes it to the disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = File::create_new(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Flushes a directory's entries (a rename or a new name in it) to the disk. On unix; a
+/// no-op elsewhere (Windows opens no directory as a file, and NTFS journals its names).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// Makes `dir` and the directories above it that are missing, each new name flushed to
+/// the disk in its parent (a file linked into a directory whose own name was lost in a
+/// power cut would be lost with it).
+fn make_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        .collect();
+    fs::create_dir_all(dir).map_err(|e| io_error(dir, "could not be created", &e))?;
+    for created in missing.iter().rev() {
+        if let Some(parent) = created.parent() {
+            sync_dir(parent).map_err(|e| io_error(parent, "could not be flushed", &e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The entries of a directory; none when it does not exist.
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(io_error(dir, "could not be listed", &error)),
+    };
+    entries
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<io::Result<Vec<_>>>()
+        .map_err(|error| io_error(dir, "could not be listed", &error))
+}
+
+pub(crate) fn io_error(path: &Path, what: &str, error: &io::Error) -> Error {
+    Error::Store {
+        path: path.display().to_string(),
+        message: format!("{what}: {error}"),
+    }
+}

@@ -1,0 +1,73 @@
+//! An S3 server on loopback for the store's tests: moto's server mode
+//! (`tests/support/moto_server.py`, run by the python of `.venv/`, or `MONAPI_TEST_PYTHON`), on a
+//! free port, with the buckets asked for. It stops when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+pub struct S3Server {
+    pub port: u16,
+    child: Child,
+}
+
+/// The secret key the tests give; it must never show.
+pub const SECRET_KEY: &str = "s3cr3t-never-shown-4d1e";
+
+impl S3Server {
+    pub fn start(buckets: &[&str]) -> S3Server {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let python = std::env::var_os("MONAPI_TEST_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join(".venv/bin/python"));
+        let mut child = Command::new(&python)
+            .arg(root.join("tests/support/moto_server.py"))
+            .args(buckets)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} (make python-env installs moto): {e}", python.display()));
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("moto printed {line:?}, not its port"));
+        S3Server { port, child }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// An object's URL for plain HTTP requests (moto checks no signature).
+    pub fn object_url(&self, bucket: &str, key: &str) -> String {
+        format!("{}/{bucket}/{key}", self.endpoint())
+    }
+
+    /// The keys under `prefix` in `bucket`, sorted (one page: the tests' stores are small).
+    pub async fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
+        let url = format!("{}/{bucket}?list-type=2&prefix={prefix}", self.endpoint());
+        let body = reqwest::get(url).await.unwrap().text().await.unwrap();
+        let mut keys: Vec<String> = body
+            .split("<Key>")
+            .skip(1)
+            .filter_map(|part| {
+                part.split_once("</Key>")
+                    .map(|(key, _)| key.replace("&amp;", "&"))
+            })
+            .collect();
+        keys.sort();
+        keys
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
