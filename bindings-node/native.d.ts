@@ -113,9 +113,9 @@ export declare class NativeClient {
   /**
    * Brings the client's store up to date (`Tables::sync`): dates `YYYY-MM-DD` (unset: the
    * core's default range), `tasks` ids (unset: every task), `kinds` comma-separated (unset:
-   * every kind), `errors` `"raise"` (default) or `"collect"`.
+   * every kind), `errors` `"raise"` (default) or `"collect"`, `verify` (every file read whole).
    */
-  sync(startDate?: string | undefined | null, endDate?: string | undefined | null, tasks?: Array<number | string> | undefined | null, kinds?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeSyncProgress) => void) | undefined | null, errors?: string | undefined | null, call?: NativeCall | undefined | null): Promise<NativeSync>
+  sync(startDate?: string | undefined | null, endDate?: string | undefined | null, tasks?: Array<number | string> | undefined | null, kinds?: string | undefined | null, concurrency?: number | undefined | null, onProgress?: ((arg: NativeSyncProgress) => void) | undefined | null, errors?: string | undefined | null, verify?: boolean | undefined | null, call?: NativeCall | undefined | null): Promise<NativeSync>
   /** Every service task as one table. */
   tableServiceTasks(call?: NativeCall | undefined | null): Promise<NativeTable>
   /** Every site task as one table. */
@@ -477,6 +477,7 @@ export interface NativeSyncReport {
   bytes: number
   failed: number
   setAside: Array<string>
+  verified: number
   summary: string
 }
 

@@ -63,6 +63,7 @@ pub struct NativeSyncReport {
     pub bytes: f64,
     pub failed: f64,
     pub set_aside: Vec<String>,
+    pub verified: f64,
     pub summary: String,
 }
 
@@ -103,6 +104,7 @@ impl NativeSync {
                 .iter()
                 .map(|path| path.display().to_string())
                 .collect(),
+            verified: report.verified as f64,
             summary: report.summary(),
         }
     }
@@ -198,8 +200,11 @@ fn sync_options(
     concurrency: Option<f64>,
     on_progress: Option<Function<NativeSyncProgress, ()>>,
     errors: Option<&str>,
+    verify: Option<bool>,
 ) -> Result<(SyncOptions, OnFailure)> {
-    let mut options = SyncOptions::new().range(range(start_date, end_date)?);
+    let mut options = SyncOptions::new()
+        .range(range(start_date, end_date)?)
+        .verify(verify.unwrap_or(false));
     if let Some(tasks) = tasks {
         let ids = tasks
             .iter()
@@ -224,7 +229,7 @@ fn sync_options(
 impl NativeClient {
     /// Brings the client's store up to date (`Tables::sync`): dates `YYYY-MM-DD` (unset: the
     /// core's default range), `tasks` ids (unset: every task), `kinds` comma-separated (unset:
-    /// every kind), `errors` `"raise"` (default) or `"collect"`.
+    /// every kind), `errors` `"raise"` (default) or `"collect"`, `verify` (every file read whole).
     #[napi(catch_unwind, ts_return_type = "Promise<NativeSync>")]
     #[allow(clippy::too_many_arguments)]
     pub fn sync<'e>(
@@ -237,6 +242,7 @@ impl NativeClient {
         concurrency: Option<f64>,
         on_progress: Option<Function<NativeSyncProgress, ()>>,
         errors: Option<String>,
+        verify: Option<bool>,
         call: Option<&NativeCall>,
     ) -> napi::Result<PromiseRaw<'e, Settled<NativeSync>>> {
         self.start(env, call, |client| {
@@ -248,6 +254,7 @@ impl NativeClient {
                 concurrency,
                 on_progress,
                 errors.as_deref(),
+                verify,
             )?;
             Ok(async move {
                 let report = client.tables().sync(options).await?;

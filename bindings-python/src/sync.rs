@@ -52,6 +52,7 @@ pub struct SyncCall {
 }
 
 impl SyncCall {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'_>,
         range: DateRange,
@@ -60,10 +61,14 @@ impl SyncCall {
         concurrency: Number,
         on_progress: Option<&Bound<'_, PyAny>>,
         errors: &str,
+        verify: bool,
     ) -> PyResult<SyncCall> {
         let on_failure = OnFailure::parse(errors).map_err(|e| to_pyerr(py, e))?;
         let concurrency = input::concurrency(concurrency.0).map_err(|e| to_pyerr(py, e))?;
-        let mut options = SyncOptions::new().range(range).concurrency(concurrency);
+        let mut options = SyncOptions::new()
+            .range(range)
+            .concurrency(concurrency)
+            .verify(verify);
         if let Some(tasks) = tasks {
             options = options.tasks(tasks.into_iter().map(|id| id.0).collect());
         }
@@ -157,6 +162,7 @@ fn report_result(py: Python<'_>, report: SyncReport, on_failure: OnFailure) -> P
         .map(|path| path.display().to_string())
         .collect();
     dict.set_item("set_aside", set_aside)?;
+    dict.set_item("verified", report.verified)?;
     dict.set_item("summary", summary)?;
     let Some(partial) = raised else {
         return Ok(dict.into_any().unbind());

@@ -50,6 +50,11 @@ pub(crate) struct SyncArgs {
     /// Tasks fetched at once.
     #[arg(long, env = "MONAPI_CONCURRENCY", default_value_t = DEFAULT_CONCURRENCY)]
     concurrency: usize,
+    /// Read every file of the range whole and check its checksum, not only list it: those
+    /// that fail are set aside in .corrupt/ and fetched again (a file garbled after it was
+    /// written is otherwise found only when a read meets it).
+    #[arg(long, env = "MONAPI_SYNC_VERIFY")]
+    verify: bool,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
@@ -83,6 +88,7 @@ async fn sync(args: SyncArgs) -> monapi::Result<Exit> {
         .range(range)
         .kinds(kinds)
         .concurrency(args.concurrency)
+        .verify(args.verify)
         .on_progress(move |progress| show(&moving, progress));
     if !args.tasks.is_empty() {
         options = options.tasks(args.tasks);

@@ -217,6 +217,7 @@ test('sync: counts and progress, a re-run fetches nothing and sends no report re
       failed: 0,
       failures: [],
       setAside: [],
+      verified: 0,
       summary: '',
     },
   )
@@ -460,4 +461,28 @@ test('a store synced by the Python package is read here with no request', async 
   assert.deepEqual(rowSet(site.availability), rowSet(wantSite.availability))
   assert.deepEqual(rowSet(site.faults), rowSet(wantSite.faults))
   assert.equal(emu.counters().total, before, 'read from the store Python wrote')
+})
+
+test('sync with verify: reads every file, sets aside a garbled one and fetches it again; without, the name is trusted', async (t) => {
+  const { emu, dir, stored } = await setup(t)
+  const day = daysAgo(emu, 3)
+  const range = { tasks: [10001], kinds: 'service_report', startDate: day, endDate: day }
+  await stored.sync(range)
+  const file = join(dir, 'service_report', `day=${day}`, 'task-10001.parquet')
+  const whole = readFileSync(file)
+  const garbled = Buffer.from(whole)
+  garbled.fill(0xa5, Math.floor(garbled.length / 3), Math.floor(garbled.length / 3) + 64)
+  writeFileSync(file, garbled)
+
+  const plain = await stored.sync(range)
+  assert.deepEqual([plain.fetched, plain.reused, plain.verified, plain.setAside.length], [0, 1, 0, 0])
+  const before = reportRequests(emu)
+  const verified = await stored.sync({ ...range, verify: true })
+  assert.deepEqual([verified.fetched, verified.reused, verified.verified, verified.setAside.length], [1, 0, 1, 1])
+  assert.equal(reportRequests(emu) - before, 1, 'the garbled day alone is fetched again')
+  assert.match(verified.summary, /, 1 files verified, 1 corrupt files set aside$/)
+  assert.ok(readFileSync(file).equals(whole), 'written again whole')
+  // @ts-expect-error: a string where a boolean goes
+  const typed = stored.sync({ ...range, verify: 'yes' })
+  assert.equal((await rejects(typed, 'INVALID_INPUT')).field, 'verify')
 })

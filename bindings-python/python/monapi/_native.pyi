@@ -842,11 +842,12 @@ class Client:
         concurrency: int = 8,
         on_progress: Callable[[SyncProgress], object] | None = None,
         errors: _Errors = "raise",
+        verify: bool = False,
     ) -> SyncReport:
         """Bring the client's store (``store=``) up to date: every settled day of the range,
         for every task asked, in every kind of table asked.
 
-        Task-days the store already holds (whole: their files' footers are checked) are
+        Task-days the store already holds (listed once per kind and day) are
         not fetched; a task's missing days are fetched in runs of consecutive days (at
         most 10 days each), one request each, and written as they come. The arguments are
         checked, a token is obtained and the task lists are read before any report is
@@ -880,13 +881,18 @@ class Client:
             ``table`` is the :class:`monapi.types.SyncReport`; ``"collect"``: return the
             report, with the failures in its ``failures``. Either way, what succeeded is
             in the store and the failed task-days are fetched by the next sync.
+        verify : bool, default False
+            Read every file of the range whole and check its checksum, not only list it:
+            those that fail are set aside in ``.corrupt/`` and fetched again (a file garbled
+            after it was written is otherwise found only when a read meets it).
 
         Returns
         -------
         SyncReport
             ``start``, ``end``, ``tasks``, ``fetched``, ``reused``, ``rows``, ``bytes``,
             ``failed``, ``failures``, ``set_aside`` (files that did not read, moved to
-            ``.corrupt/`` and fetched again) and ``summary``, one line.
+            ``.corrupt/`` and fetched again), ``verified`` (files read whole, with
+            ``verify=True``) and ``summary``, one line.
 
         Raises
         ------
@@ -1658,11 +1664,12 @@ class AsyncClient:
         concurrency: int = 8,
         on_progress: Callable[[SyncProgress], object] | None = None,
         errors: _Errors = "raise",
+        verify: bool = False,
     ) -> Awaitable[SyncReport]:
         """Bring the client's store (``store=``) up to date: every settled day of the range,
         for every task asked, in every kind of table asked.
 
-        Task-days the store already holds (whole: their files' footers are checked) are
+        Task-days the store already holds (listed once per kind and day) are
         not fetched; a task's missing days are fetched in runs of consecutive days (at
         most 10 days each), one request each, and written as they come. The arguments are
         checked, a token is obtained and the task lists are read before any report is
@@ -1696,13 +1703,18 @@ class AsyncClient:
             ``table`` is the :class:`monapi.types.SyncReport`; ``"collect"``: return the
             report, with the failures in its ``failures``. Either way, what succeeded is
             in the store and the failed task-days are fetched by the next sync.
+        verify : bool, default False
+            Read every file of the range whole and check its checksum, not only list it:
+            those that fail are set aside in ``.corrupt/`` and fetched again (a file garbled
+            after it was written is otherwise found only when a read meets it).
 
         Returns
         -------
         SyncReport
             ``start``, ``end``, ``tasks``, ``fetched``, ``reused``, ``rows``, ``bytes``,
             ``failed``, ``failures``, ``set_aside`` (files that did not read, moved to
-            ``.corrupt/`` and fetched again) and ``summary``, one line.
+            ``.corrupt/`` and fetched again), ``verified`` (files read whole, with
+            ``verify=True``) and ``summary``, one line.
 
         Raises
         ------

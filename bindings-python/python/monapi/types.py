@@ -72,7 +72,8 @@ class SyncReport(TypedDict):
     day of the range asked is settled yet), the ``(report, task)`` pairs synced, task-days
     fetched and found in the store (``reused``), rows and body bytes fetched, task-days
     failed with each failed run in ``failures``, the files that did not read and were set
-    aside in ``.corrupt/`` (then fetched again), and the one-line ``summary``."""
+    aside in ``.corrupt/`` (then fetched again), the files read whole by a sync with
+    ``verify=True``, and the one-line ``summary``."""
 
     start: str | None
     end: str | None
@@ -84,6 +85,7 @@ class SyncReport(TypedDict):
     failed: int
     failures: list[SyncFailure]
     set_aside: list[str]
+    verified: int
     summary: str
 
 

@@ -186,7 +186,7 @@ macro_rules! report_methods {
             /// Bring the client's store (``store=``) up to date: every settled day of the range,
             /// for every task asked, in every kind of table asked.
             ///
-            /// Task-days the store already holds (whole: their files' footers are checked) are
+            /// Task-days the store already holds (listed once per kind and day) are
             /// not fetched; a task's missing days are fetched in runs of consecutive days (at
             /// most 10 days each), one request each, and written as they come. The arguments are
             /// checked, a token is obtained and the task lists are read before any report is
@@ -220,13 +220,18 @@ macro_rules! report_methods {
             ///     ``table`` is the :class:`monapi.types.SyncReport`; ``"collect"``: return the
             ///     report, with the failures in its ``failures``. Either way, what succeeded is
             ///     in the store and the failed task-days are fetched by the next sync.
+            /// verify : bool, default False
+            ///     Read every file of the range whole and check its checksum, not only list it:
+            ///     those that fail are set aside in ``.corrupt/`` and fetched again (a file garbled
+            ///     after it was written is otherwise found only when a read meets it).
             ///
             /// Returns
             /// -------
             /// SyncReport
             ///     ``start``, ``end``, ``tasks``, ``fetched``, ``reused``, ``rows``, ``bytes``,
             ///     ``failed``, ``failures``, ``set_aside`` (files that did not read, moved to
-            ///     ``.corrupt/`` and fetched again) and ``summary``, one line.
+            ///     ``.corrupt/`` and fetched again), ``verified`` (files read whole, with
+            ///     ``verify=True``) and ``summary``, one line.
             ///
             /// Raises
             /// ------
@@ -255,8 +260,8 @@ macro_rules! report_methods {
             /// ...            "'reports/service_report/**/*.parquet', hive_partitioning = true)"
             /// ...            " GROUP BY day ORDER BY day")
             #[pyo3(
-                signature = (start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=Number(8.0), on_progress=None, errors="raise"),
-                text_signature = "($self, start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=8, on_progress=None, errors='raise')"
+                signature = (start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=Number(8.0), on_progress=None, errors="raise", verify=false),
+                text_signature = "($self, start_date=None, end_date=None, *, tasks=None, kinds=None, concurrency=8, on_progress=None, errors='raise', verify=False)"
             )]
             #[allow(clippy::too_many_arguments)]
             fn sync(
@@ -269,9 +274,10 @@ macro_rules! report_methods {
                 concurrency: Number,
                 on_progress: Option<&Bound<'_, PyAny>>,
                 errors: &str,
+                verify: bool,
             ) -> PyResult<$output> {
                 let range = date_range(py, start_date, end_date)?;
-                let call = SyncCall::new(py, range, tasks, kinds, concurrency, on_progress, errors)?;
+                let call = SyncCall::new(py, range, tasks, kinds, concurrency, on_progress, errors, verify)?;
                 <$mode>::finish(py, "sync", call.job(py, &self.shared))
             }
         }

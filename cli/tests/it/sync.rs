@@ -130,6 +130,26 @@ fn a_sync_fetches_each_missing_task_day_once_and_says_so() {
     assert_eq!(reports_sent(&emulator), 5);
     assert_eq!(datasets(&dir), files);
 
+    // A garbled page: the listing trusts the name; --verify reads every file and fetches
+    // the garbled one's day again.
+    let file = dir.join(format!("service_report/day={from}/task-10011.parquet"));
+    let whole = std::fs::read(&file).unwrap();
+    let mut garbled = whole.clone();
+    let third = garbled.len() / 3;
+    garbled[third..third + 32].fill(0xa5);
+    std::fs::write(&file, &garbled).unwrap();
+    let output = run(sync(&emulator, &dir, &[]).arg("--verify"));
+    assert_exit(&output, 0);
+    let summary = text(&output.stdout);
+    assert!(
+        summary.starts_with("monapi sync: 1 task-days fetched, 19 reused, ")
+            && summary.contains(", 36 files verified, 1 corrupt files set aside"),
+        "{summary}"
+    );
+    assert!(text(&output.stderr).contains("did not read; set aside and fetched again"));
+    assert_eq!(std::fs::read(&file).unwrap(), whole);
+    assert_eq!(reports_sent(&emulator), 6);
+
     // `monapi export --store` reads the store: no report request, the plain export's rows.
     let (from, to) = days(&emulator);
     let export = |store: Option<&Path>, file: &Path| {

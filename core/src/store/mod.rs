@@ -332,11 +332,24 @@ impl Store {
     /// aside, and the tasks whose file could not be checked. A bucket's objects are whole by
     /// the way they are written (one PUT); on a disk, each file's footer and schema are
     /// checked too (a truncated file is found here, a garbled page when the file is read).
-    pub(crate) fn whole_on(&self, kind: StoreKind, day: NaiveDate) -> Result<Listed> {
+    /// With `verify`, each file is read whole and its checksum checked, in a bucket too.
+    pub(crate) fn whole_on(&self, kind: StoreKind, day: NaiveDate, verify: bool) -> Result<Listed> {
         let dir = format!("{}/day={day}", kind.name());
         let mut listed = Listed::default();
         for name in self.files.list(&dir)? {
             let Some(task) = task_of(&name) else { continue };
+            if verify {
+                listed.verified += 1;
+                match self.read(kind, task, day) {
+                    Ok(Read::Held(_)) => {
+                        listed.whole.insert(task);
+                    }
+                    Ok(Read::Missing) => {}
+                    Ok(Read::SetAside { to }) => listed.set_aside.push(to),
+                    Err(error) => listed.failed.push((task, error)),
+                }
+                continue;
+            }
             if let Backend::Local(root) = &self.files {
                 let key = format!("{dir}/{name}");
                 let path = root.join(&key);
@@ -534,6 +547,7 @@ pub(crate) struct Listed {
     pub(crate) whole: BTreeSet<u64>,
     pub(crate) set_aside: Vec<PathBuf>,
     pub(crate) failed: Vec<(u64, Error)>,
+    pub(crate) verified: u64,
 }
 
 /// Checks a file on a disk without reading its pages: its Parquet footer and schema.

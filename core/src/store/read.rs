@@ -11,6 +11,7 @@ use arrow_array::types::TimestampSecondType;
 use arrow_array::{Array, RecordBatch, UInt32Array};
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, Utc};
 use futures::future::BoxFuture;
+use futures::StreamExt;
 
 use super::{Read, Store, StoreKind};
 use crate::{DateRange, Error, Result};
@@ -258,21 +259,43 @@ pub(crate) struct Held {
     whole: HashMap<(StoreKind, NaiveDate), BTreeSet<u64>>,
     failed: HashMap<u64, Error>,
     pub(crate) set_aside: Vec<PathBuf>,
+    /// Files read whole (a sync that verifies).
+    pub(crate) verified: u64,
 }
 
-/// What `store` holds of `kinds` over `range`.
-pub(crate) fn held(store: &Store, kinds: &[StoreKind], range: DateRange) -> Result<Held> {
-    let mut held = Held::default();
-    for &kind in kinds {
-        for day in days(range) {
-            let listed = store.whole_on(kind, day)?;
-            held.whole.insert((kind, day), listed.whole);
-            held.set_aside.extend(listed.set_aside);
-            for (task, error) in listed.failed {
-                held.failed.entry(task).or_insert(error);
+/// What `store` holds of `kinds` over `range` (each file read whole when `verify`), with
+/// `concurrency` listings at once on the blocking pool.
+pub(crate) async fn held(
+    store: &Store,
+    kinds: &[StoreKind],
+    range: DateRange,
+    verify: bool,
+    concurrency: usize,
+) -> Result<Held> {
+    let pairs: Vec<(StoreKind, NaiveDate)> = kinds
+        .iter()
+        .flat_map(|&kind| days(range).map(move |day| (kind, day)))
+        .collect();
+    let mut listings = futures::stream::iter(pairs)
+        .map(|(kind, day)| {
+            let store = store.clone();
+            async move {
+                let listed = blocking(move || store.whole_on(kind, day, verify)).await?;
+                Ok::<_, Error>((kind, day, listed))
             }
+        })
+        .buffer_unordered(concurrency);
+    let mut held = Held::default();
+    while let Some(listing) = listings.next().await {
+        let (kind, day, listed) = listing?;
+        held.whole.insert((kind, day), listed.whole);
+        held.set_aside.extend(listed.set_aside);
+        held.verified += listed.verified;
+        for (task, error) in listed.failed {
+            held.failed.entry(task).or_insert(error);
         }
     }
+    held.set_aside.sort();
     Ok(held)
 }
 

@@ -56,6 +56,7 @@ pub struct SyncOptions {
     tasks: Option<Vec<u64>>,
     kinds: Vec<StoreKind>,
     concurrency: usize,
+    verify: bool,
     on_progress: Option<SyncProgressCallback>,
 }
 
@@ -67,6 +68,7 @@ impl Default for SyncOptions {
             tasks: None,
             kinds: StoreKind::ALL.to_vec(),
             concurrency: DEFAULT_CONCURRENCY,
+            verify: false,
             on_progress: None,
         }
     }
@@ -80,6 +82,7 @@ impl fmt::Debug for SyncOptions {
             .field("tasks", &self.tasks)
             .field("kinds", &self.kinds)
             .field("concurrency", &self.concurrency)
+            .field("verify", &self.verify)
             .field("on_progress", &self.on_progress.is_some())
             .finish()
     }
@@ -116,6 +119,15 @@ impl SyncOptions {
     /// How many tasks are fetched at once (1 or more).
     pub fn concurrency(mut self, concurrency: usize) -> Self {
         self.concurrency = concurrency;
+        self
+    }
+
+    /// Whether every file of the range is read whole and its checksum checked, not only
+    /// listed: those that fail are set aside in `.corrupt/` and fetched again
+    /// ([`SyncReport::verified`], [`SyncReport::set_aside`]). A file garbled after it was
+    /// written (a disk, a copy, a hand) is otherwise found only when a read meets it.
+    pub fn verify(mut self, verify: bool) -> Self {
+        self.verify = verify;
         self
     }
 
@@ -163,6 +175,8 @@ pub struct SyncReport {
     pub failures: Vec<SyncFailure>,
     /// Files that did not read, set aside in `.corrupt/` and fetched again.
     pub set_aside: Vec<PathBuf>,
+    /// Files read whole and checked by a sync with [`SyncOptions::verify`] (0 without).
+    pub verified: u64,
 }
 
 impl SyncReport {
@@ -217,6 +231,9 @@ impl SyncReport {
                 .map(|f| days_from(f.start, f.end))
                 .sum::<u64>()
         );
+        if self.verified > 0 {
+            line.push_str(&format!(", {} files verified", self.verified));
+        }
         if !self.set_aside.is_empty() {
             line.push_str(&format!(", {} corrupt files set aside", self.set_aside.len()));
         }
@@ -226,8 +243,9 @@ impl SyncReport {
 
 impl Tables {
     /// Brings the client's store up to date: every settled day of the range, for every task
-    /// asked, in every kind asked. Task-days the store holds (whole: their files' footers are
-    /// checked) are not fetched; a task's missing days are fetched in runs of consecutive
+    /// asked, in every kind asked. Task-days the store holds (found by one listing of each
+    /// kind's day; in a directory each file's footer is checked, and with
+    /// [`SyncOptions::verify`] every file is read whole) are not fetched; a task's missing days are fetched in runs of consecutive
     /// days (at most 10 days each), one request each, and written as they come (memory holds
     /// the runs in flight, never the range). A run that fails is listed in [`SyncReport::failures`] and the
     /// others go on; it is not recorded, so the next sync fetches it.
@@ -307,12 +325,11 @@ impl Tables {
         // failure of it is no failure of the sync.
         let sweeping = store.clone();
         let _ = tokio::task::spawn_blocking(move || sweeping.sweep()).await;
-        // What the store holds already: one listing per kind and day, for every task.
-        let mut held = {
-            let (store, kinds) = (store.clone(), options.kinds.clone());
-            read::blocking(move || read::held(&store, &kinds, range)).await?
-        };
+        // What the store holds already: one listing per kind and day, for every task (and
+        // each file read whole when verifying), several days at once.
+        let mut held = read::held(&store, &options.kinds, range, options.verify, options.concurrency).await?;
         report.set_aside.append(&mut held.set_aside);
+        report.verified = held.verified;
 
         let days = days_from(start, end);
         let mut progress = SyncProgress {

@@ -130,13 +130,11 @@ async fn two_syncs_at_once_into_one_prefix_equal_one() {
     };
     assert_eq!(strip(&both, "both/"), strip(&alone, "alone/"));
     for key in strip(&alone, "alone/") {
-        let get = |prefix: &str| reqwest::get(server.object_url("lake", &format!("{prefix}/{key}")));
-        let (x, y) = (get("both").await.unwrap(), get("alone").await.unwrap());
-        assert_eq!(
-            x.bytes().await.unwrap(),
-            y.bytes().await.unwrap(),
-            "{key}: one whole file"
+        let (x, y) = (
+            server.get("lake", &format!("both/{key}")).await,
+            server.get("lake", &format!("alone/{key}")).await,
         );
+        assert_eq!(x, y, "{key}: one whole file");
     }
 }
 
@@ -179,28 +177,7 @@ async fn a_garbled_object_is_set_aside_and_fetched_again() {
     client.tables().sync(options(&emulator)).await.unwrap();
     let day = days_ago(&emulator, 2);
     let key = format!("garbled/{}", Store::key(StoreKind::ServiceReport, 10011, day));
-    let http = reqwest::Client::new();
-    let whole = reqwest::get(server.object_url("lake", &key))
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    assert!(
-        !whole.is_empty(),
-        "{key} in {:?}",
-        server.keys("lake", "garbled/").await
-    );
-    let mut garbled = whole.to_vec();
-    let middle = garbled.len() / 2;
-    garbled[middle] ^= 0xff;
-    http.put(server.object_url("lake", &key))
-        .body(garbled)
-        .send()
-        .await
-        .unwrap()
-        .error_for_status()
-        .unwrap();
+    let whole = server.garble("lake", &key).await;
 
     let range = DateRange::new(days_ago(&emulator, 4), days_ago(&emulator, 1));
     let before = emulator.counters().service_report;
@@ -231,12 +208,7 @@ async fn a_garbled_object_is_set_aside_and_fetched_again() {
         "garbled/.corrupt/{}",
         Store::key(StoreKind::ServiceReport, 10011, day)
     )));
-    let again = reqwest::get(server.object_url("lake", &key))
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let again = server.get("lake", &key).await;
     assert_eq!(again, whole, "the day is written again whole");
 }
 
@@ -292,4 +264,48 @@ async fn storage_errors_name_the_store_and_show_no_secret() {
     let debug = format!("{:?}", s3_client(&emulator, &server, "a").settings());
     assert!(!debug.contains(SECRET_KEY), "{debug}");
     assert_eq!(emulator.counters().total, before, "nothing reached the service");
+}
+
+#[tokio::test]
+async fn a_sync_that_verifies_finds_a_garbled_object_a_plain_one_does_not() {
+    let (emulator, server) = (emulator().await, S3Server::start(&["lake"]));
+    let client = s3_client(&emulator, &server, "verify");
+    client.tables().sync(options(&emulator)).await.unwrap();
+    let key = format!(
+        "verify/{}",
+        Store::key(StoreKind::SiteAvailability, 20001, days_ago(&emulator, 3))
+    );
+    let whole = server.garble("lake", &key).await;
+
+    let before = reports(&emulator);
+    let plain = client.tables().sync(options(&emulator)).await.unwrap();
+    assert_eq!((plain.fetched, plain.reused, plain.verified), (0, 8, 0));
+    assert!(plain.set_aside.is_empty());
+    assert_eq!(reports(&emulator), before, "a listing trusts the names");
+
+    let verified = client
+        .tables()
+        .sync(options(&emulator).verify(true))
+        .await
+        .unwrap();
+    assert_eq!(
+        verified.verified,
+        4 * 4,
+        "every file of the range read: 4 kinds' files on 4 days"
+    );
+    assert_eq!(verified.set_aside.len(), 1, "{:?}", verified.set_aside);
+    assert!(verified.set_aside[0]
+        .display()
+        .to_string()
+        .starts_with("s3://lake/verify/.corrupt/"));
+    assert_eq!((verified.fetched, verified.reused), (1, 7));
+    assert!(
+        verified
+            .summary()
+            .ends_with(", 16 files verified, 1 corrupt files set aside"),
+        "{}",
+        verified.summary()
+    );
+    let again = server.get("lake", &key).await;
+    assert_eq!(again, whole, "fetched again and written whole");
 }

@@ -48,6 +48,26 @@ impl S3Server {
         format!("{}/{bucket}/{key}", self.endpoint())
     }
 
+    /// An object's bytes (an unsigned GET: the script lets anyone read the test buckets).
+    pub async fn get(&self, bucket: &str, key: &str) -> bytes::Bytes {
+        let answer = reqwest::get(self.object_url(bucket, key)).await.unwrap();
+        answer.error_for_status().unwrap().bytes().await.unwrap()
+    }
+
+    /// Flips a byte in the middle of an object (as a bad disk or a hand would); returns its
+    /// bytes as they were.
+    pub async fn garble(&self, bucket: &str, key: &str) -> bytes::Bytes {
+        let whole = self.get(bucket, key).await;
+        let mut garbled = whole.to_vec();
+        let middle = garbled.len() / 2;
+        garbled[middle] ^= 0x55;
+        let put = reqwest::Client::new()
+            .put(self.object_url(bucket, key))
+            .body(garbled);
+        put.send().await.unwrap().error_for_status().unwrap();
+        whole
+    }
+
     /// The keys under `prefix` in `bucket`, sorted (one page: the tests' stores are small).
     pub async fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
         let url = format!("{}/{bucket}?list-type=2&prefix={prefix}", self.endpoint());
