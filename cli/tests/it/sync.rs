@@ -11,6 +11,11 @@ use monapi_emulator::{Config, Emulator, FaultKind, Faults};
 
 use crate::export::monapi;
 
+// The core's S3 server for its store tests (moto's, on loopback); this file uses part of it.
+#[allow(dead_code)]
+#[path = "../../../core/tests/it/common/moto.rs"]
+mod moto;
+
 /// Three service tasks (checks every 15, 15 and 5 minutes: little data, quick tests) and two sites.
 const TASKS: [&str; 5] = ["10011", "10014", "10010", "20001", "20002"];
 
@@ -304,6 +309,77 @@ fn a_sync_killed_at_random_moments_then_completed_equals_a_clean_sync() {
     }
     assert_exit(&run(&mut sync(&emulator, &dir, &[])), 0);
     assert_eq!(datasets(&dir), want);
+}
+
+/// The same in a bucket: a sync to `s3://` killed at moments from a fixed, printed seed
+/// leaves only whole objects (each one of a clean sync's), and one more sync equals the clean
+/// one. Credentials and endpoint come from the AWS variables, as the AWS tools read them.
+#[test]
+fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
+    let emulator = emulator(Duration::from_millis(40));
+    let server = moto::S3Server::start(&["lake"]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let objects = |prefix: &str| -> BTreeMap<String, Vec<u8>> {
+        runtime.block_on(async {
+            let mut found = BTreeMap::new();
+            for key in server.keys("lake", &format!("{prefix}/")).await {
+                let bytes = server.get("lake", &key).await.to_vec();
+                found.insert(key[prefix.len() + 1..].to_string(), bytes);
+            }
+            found
+        })
+    };
+    let s3_sync = |prefix: &str| {
+        let mut command = sync(
+            &emulator,
+            Path::new(&format!("s3://lake/{prefix}")),
+            &["--concurrency", "2"],
+        );
+        command
+            .env("AWS_ENDPOINT_URL", server.endpoint())
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", moto::SECRET_KEY)
+            .env("AWS_REGION", "us-east-1");
+        command
+    };
+    let started = Instant::now();
+    let clean = run(&mut s3_sync("clean"));
+    assert_exit(&clean, 0);
+    assert!(!text(&clean.stderr).contains(moto::SECRET_KEY));
+    let took = started.elapsed().as_millis() as u64;
+    let want = objects("clean");
+    assert_eq!(want.len(), 1 + 3 * 4 + 2 * 4 * 3, "{:?}", want.keys());
+
+    let first: u64 =
+        std::env::var("MONAPI_TEST_SEED").map_or(20261127, |s| s.parse().expect("MONAPI_TEST_SEED"));
+    let mut seed = first;
+    eprintln!("kill moments from seed {first} (run it again with MONAPI_TEST_SEED={first})");
+    for _ in 0..5 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let after = Duration::from_millis((seed >> 33) % took.max(1));
+        let mut child = s3_sync("killed")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        for (key, bytes) in objects("killed") {
+            assert_eq!(
+                Some(&bytes),
+                want.get(&key),
+                "{key} after a kill at {after:?} (seed {first})"
+            );
+        }
+    }
+    assert_exit(&run(&mut s3_sync("killed")), 0);
+    assert_eq!(objects("killed"), want);
 }
 
 /// Two processes syncing one store at once end with the store one sync makes.
