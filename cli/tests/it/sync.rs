@@ -267,6 +267,24 @@ fn usage_errors_exit_2_before_any_request() {
     assert!(datasets(&dir).is_empty());
 }
 
+/// Five moments to kill a sync at, fractions of `took` (ms) drawn from a fixed seed
+/// (`default`, or MONAPI_TEST_SEED), printed so that a failure can be run again; and the seed.
+fn kill_moments(default: u64, took: u64) -> (u64, Vec<Duration>) {
+    let first: u64 =
+        std::env::var("MONAPI_TEST_SEED").map_or(default, |s| s.parse().expect("MONAPI_TEST_SEED"));
+    eprintln!("kill moments from seed {first} (run it again with MONAPI_TEST_SEED={first})");
+    let mut seed = first;
+    let moments = (0..5)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Duration::from_millis((seed >> 33) % took.max(1))
+        })
+        .collect();
+    (first, moments)
+}
+
 /// A sync killed (SIGKILL) at random moments, five times, then run to completion, leaves
 /// exactly the files of a sync never interrupted; nothing half-written is ever visible.
 #[test]
@@ -279,17 +297,8 @@ fn a_sync_killed_at_random_moments_then_completed_equals_a_clean_sync() {
     let want = datasets(&clean);
 
     let dir = scratch("killed");
-    // A fixed seed (MONAPI_TEST_SEED sets another), so that a failure can be run again: the
-    // moments are its fractions of the clean sync's time.
-    let first: u64 =
-        std::env::var("MONAPI_TEST_SEED").map_or(20261126, |s| s.parse().expect("MONAPI_TEST_SEED"));
-    let mut seed = first;
-    eprintln!("kill moments from seed {first} (run it again with MONAPI_TEST_SEED={first})");
-    for _ in 0..5 {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let after = Duration::from_millis((seed >> 33) % took.max(1));
+    let (first, moments) = kill_moments(20261126, took);
+    for after in moments {
         let mut child = sync(&emulator, &dir, &["--concurrency", "2"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -353,15 +362,8 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
     let want = objects("clean");
     assert_eq!(want.len(), 1 + 3 * 4 + 2 * 4 * 3, "{:?}", want.keys());
 
-    let first: u64 =
-        std::env::var("MONAPI_TEST_SEED").map_or(20261127, |s| s.parse().expect("MONAPI_TEST_SEED"));
-    let mut seed = first;
-    eprintln!("kill moments from seed {first} (run it again with MONAPI_TEST_SEED={first})");
-    for _ in 0..5 {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let after = Duration::from_millis((seed >> 33) % took.max(1));
+    let (first, moments) = kill_moments(20261127, took);
+    for after in moments {
         let mut child = s3_sync("killed")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
