@@ -21,7 +21,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench exporter-bench callgrind-bench prometheus valgrind windows-target
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus valgrind windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -173,7 +173,7 @@ fmt:
 	$(CARGO) fmt --all
 
 ## bench: the Python and Node benchmarks against the release-built emulator, and the tables'
-bench: python-bench node-bench tables-bench store-bench exporter-bench callgrind-bench
+bench: python-bench node-bench tables-bench store-bench store-s3-bench exporter-bench callgrind-bench
 
 ## callgrind-bench: a small call's instructions with telemetry off (against the commit before
 ## telemetry, built in a git worktree) and on, counted by callgrind (add BENCH_ARGS=--record to
@@ -197,6 +197,12 @@ store-bench: python-build
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile loopback
 	$(PY) bench/python/store_bench.py --serve target/release/monapi --profile wan
+
+## store-s3-bench: the store in a bucket (moto's S3 server on loopback) against the store on disk,
+## 120 tasks x 30 days: the storage requests of a cold sync, a warm sync and a read, the times on disk
+store-s3-bench: python-build
+	$(CARGO) build --release -p monapi-cli --bin monapi
+	$(PY) bench/python/store_s3_bench.py --serve target/release/monapi
 
 ## exporter-bench: monapi exporter over 1,000 site tasks of 6 points with 20 ms of latency, on loopback
 ## and on the wide-area profile: its first refresh, a refresh of the unsettled days, RSS, scrapes

@@ -532,7 +532,12 @@ def test_a_corrupt_file_is_set_aside_and_fetched_again(
     # A garbled page again: a sync's listing trusts the name; a sync that verifies reads it.
     file.write_bytes(bytes(garbled))
     plain = stored.sync(day, day, tasks=[SERVICE], kinds="service_report")
-    assert (plain["fetched"], plain["reused"], plain["verified"], plain["set_aside"]) == (0, 1, 0, [])
+    assert (plain["fetched"], plain["reused"], plain["verified"], plain["set_aside"]) == (
+        0,
+        1,
+        0,
+        [],
+    )
     verified = stored.sync(day, day, tasks=[SERVICE], kinds="service_report", verify=True)
     assert (verified["fetched"], verified["reused"], verified["verified"]) == (1, 0, 1)
     assert len(verified["set_aside"]) == 1
