@@ -341,12 +341,9 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
             found
         })
     };
-    let s3_sync = |prefix: &str| {
-        let mut command = sync(
-            &emulator,
-            Path::new(&format!("s3://lake/{prefix}")),
-            &["--concurrency", "2"],
-        );
+    let s3_sync = |bucket_and_prefix: &str| {
+        let store = format!("s3://{bucket_and_prefix}");
+        let mut command = sync(&emulator, Path::new(&store), &["--concurrency", "2"]);
         command
             .env("AWS_ENDPOINT_URL", server.endpoint())
             .env("AWS_ACCESS_KEY_ID", "test")
@@ -355,7 +352,7 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
         command
     };
     let started = Instant::now();
-    let clean = run(&mut s3_sync("clean"));
+    let clean = run(&mut s3_sync("lake/clean"));
     assert_exit(&clean, 0);
     assert!(!text(&clean.stderr).contains(moto::SECRET_KEY));
     let took = started.elapsed().as_millis() as u64;
@@ -364,7 +361,7 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
 
     let (first, moments) = kill_moments(20261127, took);
     for after in moments {
-        let mut child = s3_sync("killed")
+        let mut child = s3_sync("lake/killed")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -380,8 +377,19 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
             );
         }
     }
-    assert_exit(&run(&mut s3_sync("killed")), 0);
+    assert_exit(&run(&mut s3_sync("lake/killed")), 0);
     assert_eq!(objects("killed"), want);
+
+    // A bucket that does not exist: one clear error, exit 1, and the listings still under way
+    // end with the runtime (no panic of theirs on the way out).
+    let output = run(&mut s3_sync("nowhere/killed"));
+    assert_exit(&output, 1);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("s3://nowhere/killed/") && stderr.contains("NoSuchBucket"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// Two processes syncing one store at once end with the store one sync makes.

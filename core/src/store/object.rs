@@ -9,9 +9,10 @@
 //! options, which override them.
 //!
 //! The store's operations are blocking (they run on the blocking pool, beside the Parquet work):
-//! an object store's requests are awaited there on the handle of the runtime that opened it.
+//! an object store's request is a task of the runtime that opened it, waited for there.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -156,6 +157,26 @@ impl Objects {
             .fold(self.prefix.clone(), |path, part| path.clone().join(part))
     }
 
+    /// Runs `request` on the runtime that opened the store and waits for it, from the blocking
+    /// pool. The request is a task of the runtime, not of this thread: when the runtime shuts
+    /// down (the process ends, a sync given up halfway), it is dropped and this says so, rather
+    /// than this thread driving timers of a runtime that is gone.
+    fn wait<T: Send + 'static>(
+        &self,
+        request: impl Future<Output = object_store::Result<T>> + Send + 'static,
+    ) -> object_store::Result<T> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        self.runtime.spawn(async move {
+            let _ = answer.send(request.await);
+        });
+        answered.blocking_recv().unwrap_or_else(|_| {
+            Err(object_store::Error::Generic {
+                store: "monapi",
+                source: "the runtime stopped before the request was answered".into(),
+            })
+        })
+    }
+
     fn error(&self, key: &str, what: &str, error: &object_store::Error) -> Error {
         Error::Store {
             path: self.shown(key),
@@ -165,11 +186,8 @@ impl Objects {
 
     /// The object's bytes; `None` when there is none.
     pub(crate) fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.path(key);
-        let got = self.runtime.block_on(async {
-            let found = self.store.get(&path).await?;
-            found.bytes().await
-        });
+        let (store, path) = (self.store.clone(), self.path(key));
+        let got = self.wait(async move { store.get(&path).await?.bytes().await });
         match got {
             Ok(bytes) => Ok(Some(bytes.to_vec())),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -185,11 +203,11 @@ impl Objects {
             mode: PutMode::Create,
             ..PutOptions::default()
         };
-        let put = self.runtime.block_on(self.store.put_opts(
-            &path,
-            PutPayload::from(Bytes::from(bytes)),
-            options,
-        ));
+        let store = self.store.clone();
+        let put = self.wait(async move {
+            let payload = PutPayload::from(Bytes::from(bytes));
+            store.put_opts(&path, payload, options).await
+        });
         match put {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
@@ -199,10 +217,10 @@ impl Objects {
 
     /// Moves `key` to `to` (a copy, then the removal); nothing when it is gone already.
     pub(crate) fn rename(&self, key: &str, to: &str) -> Result<()> {
-        let (from, to_path) = (self.path(key), self.path(to));
-        let moved = self.runtime.block_on(async {
-            self.store.copy(&from, &to_path).await?;
-            self.store.delete(&from).await
+        let (store, from, to_path) = (self.store.clone(), self.path(key), self.path(to));
+        let moved = self.wait(async move {
+            store.copy(&from, &to_path).await?;
+            store.delete(&from).await
         });
         match moved {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
@@ -212,10 +230,10 @@ impl Objects {
 
     /// The keys under `dir` (relative to it), at any depth.
     pub(crate) fn list(&self, dir: &str) -> Result<Vec<String>> {
-        let prefix = self.path(dir);
-        let listed: std::result::Result<Vec<_>, _> = self
-            .runtime
-            .block_on(self.store.list(Some(&prefix)).try_collect());
+        let (store, prefix) = (self.store.clone(), self.path(dir));
+        let listing = prefix.clone();
+        let listed: object_store::Result<Vec<_>> =
+            self.wait(async move { store.list(Some(&listing)).try_collect().await });
         let listed = listed.map_err(|error| self.error(dir, "could not be listed", &error))?;
         Ok(listed
             .into_iter()
