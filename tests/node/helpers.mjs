@@ -66,6 +66,20 @@ export function day(daysAgo = 0) {
 }
 
 /**
+ * The day `n` days before today in the emulator's time zone, `YYYY-MM-DD` (the client's time
+ * zone is the same, the default `+08:00`).
+ *
+ * @param {import('monapi').Emulator} emu
+ * @param {number} n
+ */
+export function daysAgo(emu, n) {
+  const zone = /^([+-])(\d\d):(\d\d)$/.exec(emu.timezone)
+  assert.ok(zone, emu.timezone)
+  const offsetMs = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000
+  return new Date(Date.now() + offsetMs - n * 86_400_000).toISOString().slice(0, 10)
+}
+
+/**
  * Awaits `promise`, which must reject with a MonapiError, and returns the error.
  *
  * @param {Promise<unknown>} promise

@@ -13,7 +13,7 @@ import { test } from 'node:test'
 
 import { MonapiError } from 'monapi'
 
-import { DEMO_SECRETS, ROOT, assertNoSecret, demoEnv, emulator, rejects, runNode, runProgram, throws } from './helpers.mjs'
+import { DEMO_SECRETS, ROOT, assertNoSecret, daysAgo, demoEnv, emulator, rejects, runNode, runProgram, throws } from './helpers.mjs'
 
 const KINDS = ['service_report', 'site_availability', 'site_response_time', 'site_faults']
 
@@ -26,20 +26,6 @@ function tempDir(t) {
   const dir = mkdtempSync(join(tmpdir(), 'monapi-node-store-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   return dir
-}
-
-/**
- * The day `n` days before today in the emulator's time zone, `YYYY-MM-DD` (the client's time
- * zone is the same, the default `+08:00`).
- *
- * @param {import('monapi').Emulator} emu
- * @param {number} n
- */
-function daysAgo(emu, n) {
-  const zone = /^([+-])(\d\d):(\d\d)$/.exec(emu.timezone)
-  assert.ok(zone, emu.timezone)
-  const offsetMs = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000
-  return new Date(Date.now() + offsetMs - n * 86_400_000).toISOString().slice(0, 10)
 }
 
 /**

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { test } from 'node:test'
 
-import { ROOT, emulator, throws } from './helpers.mjs'
+import { ROOT, daysAgo, emulator, throws } from './helpers.mjs'
 
 const SECRET_KEY = 's3cr3t-never-shown-node-91fa'
 
@@ -41,19 +41,6 @@ function storageOptions(endpoint) {
     aws_secret_access_key: SECRET_KEY,
     aws_region: 'us-east-1',
   }
-}
-
-/**
- * The day `n` days before today in the emulator's time zone, `YYYY-MM-DD`.
- *
- * @param {import('monapi').Emulator} emu
- * @param {number} n
- */
-function daysAgo(emu, n) {
-  const zone = /^([+-])(\d\d):(\d\d)$/.exec(emu.timezone)
-  assert.ok(zone, emu.timezone)
-  const offsetMs = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) * 60_000
-  return new Date(Date.now() + offsetMs - n * 86_400_000).toISOString().slice(0, 10)
 }
 
 /** @param {import('monapi').Emulator} emu */

@@ -285,6 +285,18 @@ fn kill_moments(default: u64, took: u64) -> (u64, Vec<Duration>) {
     (first, moments)
 }
 
+/// Starts `command`, output discarded, and kills it (SIGKILL) `after` it started.
+fn kill_after(command: &mut Command, after: Duration) {
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// A sync killed (SIGKILL) at random moments, five times, then run to completion, leaves
 /// exactly the files of a sync never interrupted; nothing half-written is ever visible.
 #[test]
@@ -299,14 +311,7 @@ fn a_sync_killed_at_random_moments_then_completed_equals_a_clean_sync() {
     let dir = scratch("killed");
     let (first, moments) = kill_moments(20261126, took);
     for after in moments {
-        let mut child = sync(&emulator, &dir, &["--concurrency", "2"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(after);
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        kill_after(&mut sync(&emulator, &dir, &["--concurrency", "2"]), after);
         // Whatever is in place is whole: each file is one of the clean sync's.
         for (path, bytes) in datasets(&dir) {
             assert_eq!(
@@ -361,14 +366,7 @@ fn a_sync_to_s3_killed_at_random_moments_then_completed_equals_a_clean_sync() {
 
     let (first, moments) = kill_moments(20261127, took);
     for after in moments {
-        let mut child = s3_sync("lake/killed")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(after);
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        kill_after(&mut s3_sync("lake/killed"), after);
         for (key, bytes) in objects("killed") {
             assert_eq!(
                 Some(&bytes),
