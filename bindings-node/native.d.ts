@@ -286,8 +286,9 @@ export interface LogRecord {
 
 /**
  * A column as typed arrays. `kind` says which are set:
- * - `number` (floats and integers other than ids): `numbers`, NaN for null;
- * - `id` (unsigned 64-bit ids): `ids`, and `numbers` (the same, exact up to 2^53);
+ * - `number` (floats, and integers other than `task_id`): `numbers`, NaN for null;
+ * - `id` (`task_id`, the key of every report table): `ids`, and `numbers` (the same, exact
+ *   up to 2^53);
  * - `timestamp`: `numbers`, milliseconds since the epoch, NaN for null;
  * - `string`: `keys` into `strings`, -1 for null;
  * - `boolean`: `flags`, 0 false, 1 true, 2 null.
@@ -295,7 +296,7 @@ export interface LogRecord {
 export interface NativeColumn {
   kind: string
   numbers?: Float64Array
-  ids?: BigUint64Array
+  ids?: BigInt64Array
   keys?: Int32Array
   strings?: Array<string>
   flags?: Uint8Array

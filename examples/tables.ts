@@ -26,7 +26,7 @@ async function main(): Promise<void> {
 
     // Columns: typed arrays (NaN where a value is missing), ids exactly as bigints.
     const values: Float64Array = report.column('value')
-    const ids: BigUint64Array = report.column('task_id')
+    const ids: BigInt64Array = report.column('task_id')
     const metrics: string[] = report.column('metric')
     let sum = 0
     for (const v of values) if (!Number.isNaN(v)) sum += v

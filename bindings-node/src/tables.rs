@@ -6,14 +6,14 @@
 //! core built it: nothing is parsed again in JavaScript.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType, UInt32Type, UInt64Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType};
 use arrow_array::{Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, SchemaRef, TimeUnit};
 use monapi::input;
 use monapi::table::{self, BulkOptions, BulkTables, OnFailure, Progress, SiteTables, TaskIds};
 use monapi::Client;
 use napi::bindgen_prelude::{
-    BigUint64Array, Buffer, Either, Float64Array, Function, Int32Array, Object, PromiseRaw, Uint8Array,
+    BigInt64Array, Buffer, Either, Float64Array, Function, Int32Array, Object, PromiseRaw, Uint8Array,
 };
 use napi::Env;
 use napi_derive::napi;
@@ -39,8 +39,9 @@ pub struct NativeField {
 }
 
 /// A column as typed arrays. `kind` says which are set:
-/// - `number` (floats and integers other than ids): `numbers`, NaN for null;
-/// - `id` (unsigned 64-bit ids): `ids`, and `numbers` (the same, exact up to 2^53);
+/// - `number` (floats, and integers other than `task_id`): `numbers`, NaN for null;
+/// - `id` (`task_id`, the key of every report table): `ids`, and `numbers` (the same, exact
+///   up to 2^53);
 /// - `timestamp`: `numbers`, milliseconds since the epoch, NaN for null;
 /// - `string`: `keys` into `strings`, -1 for null;
 /// - `boolean`: `flags`, 0 false, 1 true, 2 null.
@@ -48,7 +49,7 @@ pub struct NativeField {
 pub struct NativeColumn {
     pub kind: String,
     pub numbers: Option<Float64Array>,
-    pub ids: Option<BigUint64Array>,
+    pub ids: Option<BigInt64Array>,
     pub keys: Option<Int32Array>,
     pub strings: Option<Vec<String>>,
     pub flags: Option<Uint8Array>,
@@ -84,28 +85,23 @@ fn texts(keys: Vec<i32>, strings: &StringArray) -> NativeColumn {
     out
 }
 
-fn column(array: &dyn Array) -> Result<NativeColumn> {
+fn column(name: &str, array: &dyn Array) -> Result<NativeColumn> {
     let mut out;
     match array.data_type() {
         DataType::Float64 => {
             out = NativeColumn::new("number");
             out.numbers = Some(numbers(array.as_primitive::<Float64Type>().iter()));
         }
-        DataType::UInt32 => {
-            out = NativeColumn::new("number");
-            let values = array.as_primitive::<UInt32Type>().iter();
-            out.numbers = Some(numbers(values.map(|v| v.map(f64::from))));
+        DataType::Int64 if name == "task_id" => {
+            out = NativeColumn::new("id");
+            let values = array.as_primitive::<Int64Type>();
+            out.numbers = Some(numbers(values.iter().map(|v| v.map(|v| v as f64))));
+            out.ids = Some(BigInt64Array::new(values.values().to_vec()));
         }
         DataType::Int64 => {
             out = NativeColumn::new("number");
             let values = array.as_primitive::<Int64Type>().iter();
             out.numbers = Some(numbers(values.map(|v| v.map(|v| v as f64))));
-        }
-        DataType::UInt64 => {
-            out = NativeColumn::new("id");
-            let values = array.as_primitive::<UInt64Type>();
-            out.numbers = Some(numbers(values.iter().map(|v| v.map(|v| v as f64))));
-            out.ids = Some(BigUint64Array::new(values.values().to_vec()));
         }
         DataType::Timestamp(TimeUnit::Second, _) => {
             out = NativeColumn::new("timestamp");
@@ -168,12 +164,13 @@ impl NativeTable {
     #[napi(catch_unwind)]
     pub fn column(&self, env: Env, index: u32) -> napi::Result<NativeColumn> {
         guard(&env, || {
+            let index = index as usize;
             let array = self
                 .batch
                 .columns()
-                .get(index as usize)
+                .get(index)
                 .ok_or_else(|| invalid_input("column", "is not a column of this table"))?;
-            column(array.as_ref())
+            column(self.batch.schema().field(index).name(), array.as_ref())
         })
     }
 

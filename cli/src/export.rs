@@ -473,10 +473,11 @@ impl Destination {
         let ids = batch
             .column(0)
             .as_any()
-            .downcast_ref::<arrow_array::UInt64Array>()
+            .downcast_ref::<arrow_array::Int64Array>()
             .ok_or("the first column is not task_id")?;
         for row in 0..batch.num_rows() {
-            self.write(ids.value(row), &batch.slice(row, 1))?;
+            let task_id = u64::try_from(ids.value(row)).map_err(|_| "a task_id below 0")?;
+            self.write(task_id, &batch.slice(row, 1))?;
         }
         Ok(())
     }

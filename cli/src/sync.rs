@@ -55,6 +55,11 @@ pub(crate) struct SyncArgs {
     /// written is otherwise found only when a read meets it).
     #[arg(long, env = "MONAPI_SYNC_VERIFY")]
     verify: bool,
+    /// Rewrite a store of an older format (1: unsigned ids and counts, which Spark and other
+    /// JVM engines cannot read) once into this version's, and fetch nothing: every other use
+    /// of such a store is refused until then. Crash-safe: run it again if it was stopped.
+    #[arg(long, conflicts_with_all = ["from", "to", "tasks", "verify"])]
+    migrate: bool,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
@@ -82,6 +87,20 @@ async fn sync(args: SyncArgs) -> monapi::Result<Exit> {
     }
     // Without a store from anywhere, the core's sync refuses, naming the three ways to give one.
     let client = builder.build()?;
+    if args.migrate {
+        let migrated = client.tables().migrate_store().await?;
+        for path in &migrated.set_aside {
+            eprintln!("monapi: {} did not read; set aside", path.display());
+        }
+        let store = client
+            .settings()
+            .store
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        println!("monapi sync --migrate: {store} {}", migrated.summary());
+        return Ok(Exit::Success);
+    }
     let bar = bar(args.quiet);
     let moving = bar.clone();
     let mut options = SyncOptions::new()

@@ -51,7 +51,7 @@
 use std::collections::BTreeMap;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, TimestampSecondType, UInt32Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType};
 use arrow_array::{Array, ArrayAccessor, RecordBatch, StringArray};
 use chrono::{FixedOffset, NaiveDate};
 
@@ -329,8 +329,8 @@ pub fn check_stale_after(
 /// When `tables` are not a site report's tables (as [`site_report`](crate::table::site_report)
 /// and [`Tables::site_report`](crate::table::Tables::site_report) build them): a column of
 /// their schemas missing or of another type.
-pub fn summarize(tables: &SiteTables, timezone: FixedOffset, now: i64) -> BTreeMap<u32, PointSummary> {
-    let mut points: BTreeMap<u32, PointSummary> = BTreeMap::new();
+pub fn summarize(tables: &SiteTables, timezone: FixedOffset, now: i64) -> BTreeMap<i64, PointSummary> {
+    let mut points: BTreeMap<i64, PointSummary> = BTreeMap::new();
     let availability = &tables.availability;
     let uprate = availability
         .column_by_name("uprate")
@@ -417,11 +417,11 @@ pub fn summarize(tables: &SiteTables, timezone: FixedOffset, now: i64) -> BTreeM
 }
 
 /// The `monitor_id` and `monitor` of each row of a site table.
-fn monitors(batch: &RecordBatch) -> impl Iterator<Item = (u32, &str)> {
+fn monitors(batch: &RecordBatch) -> impl Iterator<Item = (i64, &str)> {
     let ids = batch
         .column_by_name("monitor_id")
         .expect("monitor_id")
-        .as_primitive::<UInt32Type>();
+        .as_primitive::<Int64Type>();
     let names = batch
         .column_by_name("monitor")
         .expect("monitor")

@@ -71,7 +71,8 @@ fn whole_f64(value: f64, max: f64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..=max).contains(&value)).then_some(value as u64)
 }
 
-/// A task id (`task_id`): a whole number above 0.
+/// A task id (`task_id`): a whole number from 1 to 2^63 - 1 (the tables hold ids as signed
+/// 64-bit integers, which every engine reads).
 ///
 /// ```
 /// use monapi::input::{task_id, Id};
@@ -82,14 +83,14 @@ fn whole_f64(value: f64, max: f64) -> Option<u64> {
 /// # Errors
 ///
 /// An [`Error::InvalidInput`] naming `task_id` when `value` is not a whole number above 0: 0,
-/// negative, a fraction, a float beyond 2^53 - 1, text other than digits, or beyond 2^64 - 1.
+/// negative, a fraction, a float beyond 2^53 - 1, text other than digits, or beyond 2^63 - 1.
 pub fn task_id(value: Id<'_>) -> Result<u64> {
     whole(value)
-        .filter(|id| *id > 0)
+        .filter(|id| (1..=crate::model::de::MAX_WHOLE).contains(id))
         .ok_or_else(|| Error::invalid_input(None, "task_id", ID_RULE))
 }
 
-/// Checks a task id of the typed API: above 0.
+/// Checks a task id of the typed API: from 1 to 2^63 - 1.
 pub(crate) fn check_task_id(id: u64) -> Result<()> {
     task_id(Id::Int(id.into())).map(drop)
 }

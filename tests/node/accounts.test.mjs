@@ -101,8 +101,8 @@ test('the site task and point tables are typed', async (t) => {
   for await (const task of client.iterSiteTasks()) listed.push(task)
   const table = await client.tables.siteTasks()
   const types = Object.fromEntries(table.schema.fields.map((f) => [f.name, f.type]))
-  assert.equal(types.task_id, 'UInt64')
-  assert.equal(types.frequency, 'UInt32')
+  assert.equal(types.task_id, 'Int64')
+  assert.equal(types.frequency, 'Int64')
   assert.equal(types.last_resp_time, 'Float64')
   const rows = table.toRows()
   assert.deepEqual(

@@ -66,7 +66,7 @@ test('serviceReport: the schema, and rows equal the faithful report with its clo
   const table = await client.tables.serviceReport(10001, range)
   assert.ok(table instanceof Table)
   assert.deepEqual(columns(table), [
-    ['task_id', 'UInt64', false],
+    ['task_id', 'Int64', false],
     ['series', CATEGORY, false],
     ['time', TS, true],
     ['metric', CATEGORY, false],
@@ -106,7 +106,7 @@ test('serviceReport: the schema, and rows equal the faithful report with its clo
     expected.map((row) => row.value),
   )
   const ids = table.column('task_id')
-  assert.ok(ids instanceof BigUint64Array)
+  assert.ok(ids instanceof BigInt64Array)
   assert.equal(ids[0], 10001n)
   const times = table.column('time')
   assert.equal(times[0], expected[0].time?.getTime(), 'times as epoch milliseconds')
@@ -118,10 +118,10 @@ test('serviceTasks: every task of every page, frequencies as numbers, check time
   const { client } = await setup(t)
   const table = await client.tables.serviceTasks()
   assert.deepEqual(columns(table), [
-    ['task_id', 'UInt64', false],
+    ['task_id', 'Int64', false],
     ['task_name', 'Utf8', false],
     ['task_type', CATEGORY, false],
-    ['frequency', 'UInt32', true],
+    ['frequency', 'Int64', true],
     ['last_check_time', TS, true],
     ['task_status', CATEGORY, false],
   ])
@@ -281,11 +281,11 @@ test('toArrowIPC is read by nodejs-polars (readIPCStream) with the types and row
       table.schema.fields.map((f) => f.name),
     )
     // Timestamps stay instants in the service's zone (polars names +08:00 Etc/GMT-8), ids
-    // unsigned, categories categorical.
+    // signed 64-bit, categories categorical.
     const types = frame.dtypes.map(String)
     table.schema.fields.forEach((field, i) => {
       if (field.type.startsWith('Timestamp')) assert.equal(types[i], 'DataType(Datetime(ms,Etc/GMT-8))', field.name)
-      if (field.type === 'UInt64') assert.equal(types[i], 'DataType(UInt64)', field.name)
+      if (field.type === 'Int64') assert.equal(types[i], 'DataType(Int64)', field.name)
       if (field.type === CATEGORY) assert.equal(types[i], 'DataType(Categorical)', field.name)
       if (field.type === 'Float64') assert.equal(types[i], 'DataType(Float64)', field.name)
     })
@@ -336,11 +336,11 @@ test('toArrowIPC is read by DuckDB (insertArrowFromIPCStream) with the types and
       described.map((row) => row.column_name),
       table.schema.fields.map((f) => f.name),
     )
-    // Instants with their zone, unsigned ids, doubles, text (a dictionary is read as text).
+    // Instants with their zone, signed 64-bit ids, doubles, text (a dictionary is read as text).
     table.schema.fields.forEach((field, j) => {
       const type = described[j].column_type
       if (field.type.startsWith('Timestamp')) assert.equal(type, 'TIMESTAMP WITH TIME ZONE', field.name)
-      if (field.type === 'UInt64') assert.equal(type, 'UBIGINT', field.name)
+      if (field.type === 'Int64') assert.equal(type, 'BIGINT', field.name)
       if (field.type === 'Float64') assert.equal(type, 'DOUBLE', field.name)
       if (field.type === CATEGORY) assert.equal(type, 'VARCHAR', field.name)
     })

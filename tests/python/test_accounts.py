@@ -106,8 +106,8 @@ def test_the_site_task_and_point_tables_are_typed(client: monapi.Client) -> None
     tasks = list(client.iter_site_tasks())
     table = client.tables.site_tasks().to_arrow()
     assert table.column("task_id").to_pylist() == [int(t["task_id"]) for t in tasks]
-    assert table.schema.field("task_id").type == pa.uint64()
-    assert table.schema.field("frequency").type == pa.uint32()
+    assert table.schema.field("task_id").type == pa.int64()
+    assert table.schema.field("frequency").type == pa.int64()
     assert table.schema.field("last_resp_time").type == pa.float64()
     assert table.schema.field("last_check_time").type == pa.timestamp("s", tz="+08:00")
     assert table.column("frequency").to_pylist() == [int(t["frequency"]) for t in tasks]

@@ -62,7 +62,7 @@ def test_service_report_as_pandas_and_polars(client: monapi.Client) -> None:
     assert len(table) == table.num_rows == len(numbers(raw)) > 0
 
     df = table.to_pandas()
-    assert str(df.dtypes["task_id"]) == "uint64"
+    assert str(df.dtypes["task_id"]) == "int64"
     assert isinstance(df.dtypes["time"], pd.DatetimeTZDtype)
     assert df["time"].iloc[0].utcoffset() == datetime.timedelta(hours=8)
     assert df.dtypes["value"] == "float64"
@@ -74,7 +74,7 @@ def test_service_report_as_pandas_and_polars(client: monapi.Client) -> None:
     assert first["time"].strftime("%H:%M") == records[0]["time"]
 
     pdf = table.to_polars()
-    assert pdf.schema["task_id"] == pl.UInt64
+    assert pdf.schema["task_id"] == pl.Int64
     assert pdf.schema["value"] == pl.Float64
     time_type = pdf.schema["time"]
     assert isinstance(time_type, pl.Datetime) and time_type.time_zone is not None
@@ -123,7 +123,7 @@ def test_site_report_tables(client: monapi.Client) -> None:
 
     df = availability.to_pandas()
     assert list(df.columns) == ["task_id", "monitor_id", "monitor", "time", "uprate"]
-    assert str(df.dtypes["monitor_id"]) == "uint32"
+    assert str(df.dtypes["monitor_id"]) == "int64"
     assert isinstance(df.dtypes["time"], pd.DatetimeTZDtype)
     uprates = [
         float(check["uprate"])
@@ -154,13 +154,13 @@ def test_distribution_and_service_tasks(client: monapi.Client) -> None:
     table = client.tables.response_time_distribution(SITE_TASK, start_date=DAY, end_date=DAY)
     raw = client.response_time_distribution(SITE_TASK, start_date=DAY, end_date=DAY)
     df = table.to_pandas()
-    assert str(df.dtypes["count"]) == "uint64"
+    assert str(df.dtypes["count"]) == "int64"
     assert df["percent"].tolist() == [float(b["percent"]) for b in raw.values()]
     assert df["start_ms"].tolist() == [int(b["start"]) for b in raw.values()]
 
     tasks = client.tables.service_tasks().to_pandas()
     assert len(tasks) == 120
-    assert str(tasks.dtypes["task_id"]) == "uint64"
+    assert str(tasks.dtypes["task_id"]) == "int64"
     assert tasks["task_id"].tolist() == [int(t["task_id"]) for t in client.iter_service_tasks()]
     assert isinstance(tasks.dtypes["last_check_time"], pd.DatetimeTZDtype)
 
@@ -169,7 +169,7 @@ def test_repr_len_schema_and_pickle(client: monapi.Client) -> None:
     table = client.tables.response_time_distribution(SITE_TASK, start_date=DAY, end_date=DAY)
     text = repr(table)
     assert text.startswith(f"<monapi.Table: {len(table)} rows, 5 columns>")
-    assert "start_ms: UInt32" in text and "| task_id |" in text
+    assert "start_ms: Int64" in text and "| task_id |" in text
     assert table.schema["percent"] == "Float64"
     copy = pickle.loads(pickle.dumps(table))
     assert pa.table(copy).equals(pa.table(table))

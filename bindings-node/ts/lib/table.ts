@@ -7,12 +7,12 @@ import native = require('../native.js')
 
 /**
  * The typed array {@link Table.column} gives for a column whose rows hold `T`: ids
- * (`task_id`) as a `BigUint64Array` (exact); every other number and every time as a
+ * (`task_id`) as a `BigInt64Array` (exact); every other number and every time as a
  * `Float64Array` (times in milliseconds since the epoch, as `Date.getTime()`; null as `NaN`);
  * texts and booleans as arrays (null as `null`).
  */
 export type ColumnOf<K, T> = K extends 'task_id'
-  ? BigUint64Array
+  ? BigInt64Array
   : [T] extends [number | null]
     ? Float64Array
     : [T] extends [Date | null]
@@ -158,7 +158,7 @@ export class Table<Row extends object = Record<string, unknown>> {
    * One column as a typed array (see {@link ColumnOf}); a fresh copy at each call.
    *
    * @param name - The column's name (one of {@link Table.schema}'s fields).
-   * @returns A `BigUint64Array` for `task_id`, a `Float64Array` for the other numbers and the
+   * @returns A `BigInt64Array` for `task_id`, a `Float64Array` for the other numbers and the
    *   times (milliseconds since the epoch; `NaN` for null), an array for texts and booleans
    *   (`null` for null).
    * @throws {@link MonapiError}: `INVALID_INPUT` (field `name`) for a name that is not a column.

@@ -1915,7 +1915,7 @@ class Table:
 
     Its columns have fixed Arrow types: times are tz-aware timestamps (seconds, in the
     client's ``timezone``), numbers ``float64`` (null where the service sent nothing
-    readable), ids unsigned integers, names and categories dictionary-encoded strings.
+    readable), ids and counts ``int64``, names and categories dictionary-encoded strings.
 
     A ``Table`` implements the Arrow PyCapsule stream interface (``__arrow_c_stream__``), so
     ``pyarrow.table(t)``, ``polars.DataFrame(t)`` and DuckDB (``duckdb.sql("select * from

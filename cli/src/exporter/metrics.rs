@@ -524,7 +524,7 @@ mod tests {
     use crate::exporter::refresh::{ServiceState, WindowState};
     use monapi::health::LastValue;
 
-    fn point(monitor_id: u32, monitor: &str) -> PointState {
+    fn point(monitor_id: i64, monitor: &str) -> PointState {
         let window = |uptime: f64, faults: usize, downtime: i64| WindowState {
             uptime: Some(uptime),
             faults,

@@ -109,7 +109,7 @@ pub(crate) struct SiteState {
 /// A point's metrics (monitor 0, the average, has no faults of its own).
 #[derive(Clone, Debug)]
 pub(crate) struct PointState {
-    pub(crate) monitor_id: u32,
+    pub(crate) monitor_id: i64,
     pub(crate) monitor: String,
     pub(crate) up: Option<bool>,
     /// The last check's availability, from 0 to 1.
@@ -161,7 +161,7 @@ impl From<monapi::Error> for Failure {
 /// A site task's settled days, summarized, and which of them are held.
 #[derive(Default)]
 struct History {
-    points: BTreeMap<u32, PointSummary>,
+    points: BTreeMap<i64, PointSummary>,
     held: BTreeSet<NaiveDate>,
 }
 
@@ -446,7 +446,7 @@ impl Refresher {
 }
 
 fn point_state(
-    monitor_id: u32,
+    monitor_id: i64,
     point: &PointSummary,
     today: NaiveDate,
     timezone: chrono::FixedOffset,
@@ -476,7 +476,7 @@ fn point_state(
 mod tests {
     use super::*;
     use monapi::table::arrow_array::cast::AsArray;
-    use monapi::table::arrow_array::types::{Float64Type, TimestampSecondType, UInt32Type};
+    use monapi::table::arrow_array::types::{Float64Type, Int64Type, TimestampSecondType};
     use monapi::table::arrow_array::Array;
     use monapi_emulator::{
         instant, Config, Emulator, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PASSWORD, DEMO_USERNAME,
@@ -511,7 +511,7 @@ mod tests {
     }
 
     /// Each point's mean availability (a ratio) over `day`, from the table.
-    async fn table_means(client: &Client, task_id: u64, day: NaiveDate) -> BTreeMap<u32, f64> {
+    async fn table_means(client: &Client, task_id: u64, day: NaiveDate) -> BTreeMap<i64, f64> {
         let tables = client
             .tables()
             .site_report(task_id, DateRange::on(day), Monitor::All)
@@ -521,7 +521,7 @@ mod tests {
         let ids = batch
             .column_by_name("monitor_id")
             .unwrap()
-            .as_primitive::<UInt32Type>();
+            .as_primitive::<Int64Type>();
         let rates = batch
             .column_by_name("uprate")
             .unwrap()
@@ -530,7 +530,7 @@ mod tests {
             .column_by_name("time")
             .unwrap()
             .as_primitive::<TimestampSecondType>();
-        let mut sums: BTreeMap<u32, (f64, u32)> = BTreeMap::new();
+        let mut sums: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
         for row in 0..batch.num_rows() {
             assert!(times.is_valid(row));
             if rates.is_valid(row) {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{Days, NaiveDate};
 use monapi::table::arrow_array::cast::AsArray;
-use monapi::table::arrow_array::types::{Float64Type, Int32Type, TimestampSecondType, UInt32Type};
+use monapi::table::arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampSecondType};
 use monapi::table::arrow_array::{Array, StringArray};
 use monapi::{Client, DateRange, Monitor};
 use monapi_emulator::{Config, Emulator, Faults};
@@ -196,7 +196,7 @@ struct Expected {
     last_avg_ms: f64,
 }
 
-fn expected(client: &Client, task: u64, today: NaiveDate) -> BTreeMap<u32, Expected> {
+fn expected(client: &Client, task: u64, today: NaiveDate) -> BTreeMap<i64, Expected> {
     let range = DateRange::new(today - Days::new(29), today);
     let tables = runtime()
         .block_on(client.tables().site_report(task, range, Monitor::All))
@@ -212,7 +212,7 @@ fn expected(client: &Client, task: u64, today: NaiveDate) -> BTreeMap<u32, Expec
     let ids = availability
         .column_by_name("monitor_id")
         .unwrap()
-        .as_primitive::<UInt32Type>();
+        .as_primitive::<Int64Type>();
     let times = availability
         .column_by_name("time")
         .unwrap()
@@ -221,7 +221,7 @@ fn expected(client: &Client, task: u64, today: NaiveDate) -> BTreeMap<u32, Expec
         .column_by_name("uprate")
         .unwrap()
         .as_primitive::<Float64Type>();
-    let mut points: BTreeMap<u32, Expected> = BTreeMap::new();
+    let mut points: BTreeMap<i64, Expected> = BTreeMap::new();
     for row in 0..availability.num_rows() {
         let point = points.entry(ids.value(row)).or_insert(Expected {
             checks: Vec::new(),
@@ -239,7 +239,7 @@ fn expected(client: &Client, task: u64, today: NaiveDate) -> BTreeMap<u32, Expec
     let ids = response
         .column_by_name("monitor_id")
         .unwrap()
-        .as_primitive::<UInt32Type>();
+        .as_primitive::<Int64Type>();
     let times = response
         .column_by_name("time")
         .unwrap()

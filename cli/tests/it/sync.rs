@@ -454,3 +454,77 @@ fn one_failure_of_four_task_days(output: &Output, needle: &str) -> String {
     );
     failed[0].to_string()
 }
+
+/// A store of format 1 (written by monapi 0.1: 3 tasks, 2 days) is refused by a sync with the
+/// command that migrates it; `--migrate` rewrites it and fetches nothing; the sync then finds
+/// every task-day whole.
+#[test]
+fn a_store_of_format_1_is_refused_then_migrated_by_sync_migrate() {
+    let emulator = emulator(Duration::ZERO);
+    let dir = scratch("migrate");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/store-format-1");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(format!("{}/.", fixture.display()))
+        .arg(&dir)
+        .status();
+    assert!(copied.unwrap().success());
+    let old = datasets(&dir);
+    let fixture_sync = |extra: &[&str]| {
+        let mut command = monapi(&emulator);
+        command
+            .arg("sync")
+            .arg(&dir)
+            .args([
+                "--from",
+                "2026-11-24",
+                "--to",
+                "2026-11-25",
+                "--task",
+                "10011",
+                "20003",
+                "20004",
+            ])
+            .args(extra);
+        run(&mut command)
+    };
+
+    let refused = fixture_sync(&[]);
+    assert_exit(&refused, 1);
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.contains(&format!("monapi sync --migrate {}", dir.display())),
+        "{stderr}"
+    );
+    assert_eq!(datasets(&dir), old, "nothing written");
+
+    let both = fixture_sync(&["--migrate"]);
+    assert_exit(&both, 2);
+    assert!(text(&both.stderr).contains("--migrate"), "{}", text(&both.stderr));
+
+    let migrated = run(monapi(&emulator).arg("sync").arg(&dir).arg("--migrate"));
+    assert_exit(&migrated, 0);
+    assert_eq!(
+        text(&migrated.stdout),
+        format!(
+            "monapi sync --migrate: {} from format 1 to 2: 14 files rewritten, 0 already in format 2\n",
+            dir.display()
+        )
+    );
+    let new = datasets(&dir);
+    assert_eq!(new.keys().collect::<Vec<_>>(), old.keys().collect::<Vec<_>>());
+    assert!(
+        new.iter().all(|(key, bytes)| old[key] != *bytes),
+        "every file rewritten"
+    );
+
+    let warm = fixture_sync(&[]);
+    assert_exit(&warm, 0);
+    assert!(
+        text(&warm.stdout).contains("0 task-days fetched, 6 reused"),
+        "{}",
+        text(&warm.stdout)
+    );
+    assert_eq!(reports_sent(&emulator), 0);
+    assert_eq!(datasets(&dir), new);
+}

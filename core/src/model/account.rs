@@ -19,7 +19,7 @@ use super::de;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiteTask {
     /// Task id (used by [`Client::site_report`](crate::Client::site_report)).
-    #[serde(deserialize_with = "de::number")]
+    #[serde(deserialize_with = "de::whole")]
     pub task_id: u64,
     /// Task name.
     #[serde(default, deserialize_with = "de::text")]
@@ -40,7 +40,7 @@ pub struct SiteTask {
     #[serde(default, deserialize_with = "de::text")]
     pub task_status: String,
     /// The group it belongs to.
-    #[serde(default, deserialize_with = "de::opt_number")]
+    #[serde(default, deserialize_with = "de::opt_whole")]
     pub group_id: Option<u64>,
     /// Response time of the last check, in milliseconds.
     #[serde(default, deserialize_with = "de::opt_number")]

@@ -27,6 +27,30 @@ where
     deserializer.deserialize_any(OptNumberVisitor(PhantomData))
 }
 
+/// The largest id or count a table holds: its integer columns are signed 64-bit, which
+/// every engine reads (Spark, Hive, Trino and BigQuery have no unsigned integers).
+pub(crate) const MAX_WHOLE: u64 = i64::MAX as u64;
+
+/// An id or a count: a whole number from 0 to 2^63 - 1 ([`MAX_WHOLE`]), as [`number`] reads it.
+pub(crate) fn whole<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let value: u64 = number(deserializer)?;
+    bounded(value)
+}
+
+/// Like [`whole`], for optional fields (as [`opt_number`]).
+pub(crate) fn opt_whole<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value: Option<u64> = opt_number(deserializer)?;
+    value.map(bounded).transpose()
+}
+
+fn bounded<E: de::Error>(value: u64) -> Result<u64, E> {
+    if value <= MAX_WHOLE {
+        Ok(value)
+    } else {
+        Err(E::custom(format!("number {value} beyond 2^63 - 1")))
+    }
+}
+
 /// The number types the helpers produce: from JSON integers, floats (integers refuse
 /// fractions) and text.
 pub(crate) trait Number: FromStr {

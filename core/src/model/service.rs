@@ -16,7 +16,7 @@ use super::de;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServiceTask {
     /// Task id (used by [`Client::service_report`](crate::Client::service_report)).
-    #[serde(deserialize_with = "de::number")]
+    #[serde(deserialize_with = "de::whole")]
     pub task_id: u64,
     /// Task name.
     #[serde(default, deserialize_with = "de::text")]

@@ -60,6 +60,17 @@ impl Backend {
         }
     }
 
+    /// Writes `bytes` as `key` whether or not a file has that name, whole or not at all: on a
+    /// disk made whole in `.tmp/` and renamed over the old one, in a bucket one PUT. The one
+    /// exception to "written once": a migration of the store's format
+    /// ([`Store::migrate`](super::Store::migrate)).
+    pub(crate) fn replace(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        match self {
+            Backend::Local(root) => replace_local(root, key, &bytes),
+            Backend::Object(objects) => objects.replace(key, bytes),
+        }
+    }
+
     /// Moves `key` to `to`; nothing when `key` is gone already (another reader moved it).
     pub(crate) fn rename(&self, key: &str, to: &str) -> Result<()> {
         match self {
@@ -154,6 +165,25 @@ fn create_local(root: &Path, key: &str, bytes: &[u8]) -> Result<bool> {
         sync_dir(dir).map_err(|e| io_error(dir, "could not be flushed", &e))?;
     }
     Ok(created)
+}
+
+/// On a disk: `bytes` made whole in `.tmp/` (flushed), then renamed over `key` (a rename
+/// replaces the name at once), the rename flushed.
+fn replace_local(root: &Path, key: &str, bytes: &[u8]) -> Result<()> {
+    let path = root.join(key);
+    let tmp_dir = root.join(TMP);
+    make_dir(&tmp_dir)?;
+    let dir = path.parent().expect("a file has a directory");
+    make_dir(dir)?;
+    let tmp = tmp_dir.join(unique_name(&key.replace('/', "-")));
+    let renamed = write_synced(&tmp, bytes)
+        .map_err(|e| io_error(&tmp, "could not be written", &e))
+        .and_then(|()| fs::rename(&tmp, &path).map_err(|e| io_error(&path, "could not be put in place", &e)));
+    if renamed.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    renamed?;
+    sync_dir(dir).map_err(|e| io_error(dir, "could not be flushed", &e))
 }
 
 /// A name no other writer (thread or process) uses at the same time.

@@ -2,7 +2,7 @@
 //! bucket (`s3://`, `gs://`, `az://`, see [`StoreLocation`]).
 //!
 //! ```text
-//! ROOT/store.json                                   {"format": 1, "timezone": "+08:00"}
+//! ROOT/store.json                                   {"format": 2, "timezone": "+08:00"}
 //! ROOT/service_report/day=2026-11-01/task-10001.parquet
 //! ROOT/site_availability/day=2026-11-01/task-20001.parquet
 //! ROOT/site_response_time/day=2026-11-01/task-20001.parquet
@@ -35,6 +35,7 @@
 //! [`Tables::sync`](crate::table::Tables::sync), which fills it for many tasks.
 
 mod files;
+mod migrate;
 pub(crate) mod object;
 pub(crate) mod read;
 mod sync;
@@ -63,11 +64,15 @@ use files::Backend;
 use object::Objects;
 
 pub use crate::location::StoreLocation;
+pub use migrate::Migrated;
 pub use read::{day_runs, last_settled_day, RUN_DAYS};
 pub use sync::{SyncFailure, SyncOptions, SyncProgress, SyncProgressCallback, SyncReport, DEFAULT_SYNC_DAYS};
 
-/// The version of the layout, recorded in `store.json`.
-const FORMAT: u32 = 1;
+/// The version of the layout, recorded in `store.json`. Format 1 held ids and counts as
+/// unsigned integers, which Spark, Hive, Trino and BigQuery cannot read; format 2 holds them
+/// as `Int64` ([`Tables::migrate_store`](crate::table::Tables::migrate_store) rewrites a store
+/// of format 1).
+pub const FORMAT: u64 = 2;
 /// Where files that did not read are set aside.
 const CORRUPT: &str = ".corrupt";
 /// The store's description: its layout's version and its days' time zone.
@@ -560,21 +565,50 @@ fn check_footer(file: File, kind: StoreKind, timezone: FixedOffset) -> std::resu
     })
 }
 
-/// What the bytes of a `store.json` shown as `path` describe.
+/// What the bytes of a `store.json` shown as `path` describe, for a store of this version's
+/// [`FORMAT`].
 fn describe(path: &str, bytes: &[u8]) -> Result<Description> {
-    // Not JSON at all (empty, or cut short): a write torn by a power cut. JSON of another
-    // shape is not ours to replace.
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Ok(Description::Garbled);
+    let (format, timezone) = match read_description(path, bytes)? {
+        Some(recorded) => recorded,
+        None => return Ok(Description::Garbled),
     };
-    match value
+    if format == FORMAT {
+        return Ok(Description::Recorded(timezone));
+    }
+    let store = path
+        .strip_suffix(DESCRIPTION)
+        .unwrap_or(path)
+        .trim_end_matches(['/', '\\']);
+    let message = if format < FORMAT {
+        format!(
+            "is of format {format}, whose ids and counts are unsigned integers (Spark and other JVM engines cannot read them); this monapi reads format {FORMAT}: rewrite the store once with `monapi sync --migrate {store}`"
+        )
+    } else {
+        format!("is of format {format}, written by a newer monapi; this one reads format {FORMAT}: upgrade monapi")
+    };
+    Err(Error::Store {
+        path: path.to_string(),
+        message,
+    })
+}
+
+/// The format and time zone a `store.json` shown as `path` records; `None` when it is not
+/// JSON at all (empty, or cut short: a write torn by a power cut). JSON of another shape is
+/// not ours to replace: an error.
+fn read_description(path: &str, bytes: &[u8]) -> Result<Option<(u64, FixedOffset)>> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Ok(None);
+    };
+    let timezone = value
         .get("timezone")
-        .and_then(|zone| zone.as_str()?.parse::<FixedOffset>().ok())
-    {
-        Some(timezone) => Ok(Description::Recorded(timezone)),
-        None => Err(Error::Store {
+        .and_then(|zone| zone.as_str()?.parse::<FixedOffset>().ok());
+    match (value.get("format").and_then(serde_json::Value::as_u64), timezone) {
+        (Some(format), Some(timezone)) => Ok(Some((format, timezone))),
+        _ => Err(Error::Store {
             path: path.to_string(),
-            message: "is not a store's description ({\"format\": 1, \"timezone\": \"+08:00\"})".into(),
+            message: format!(
+                "is not a store's description ({{\"format\": {FORMAT}, \"timezone\": \"+08:00\"}})"
+            ),
         }),
     }
 }
@@ -689,6 +723,17 @@ fn unpanicked<T>(read: impl FnOnce() -> std::result::Result<T, String>) -> std::
 /// The rows of a stored file, which must have `schema` and the checksum of its pages; the
 /// error says why not.
 fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordBatch, String> {
+    let stored = milliseconds_schema(schema);
+    let batch = read_checked(bytes, |found| same_schema(found, &stored))?;
+    in_seconds(&batch, schema).map_err(|e| e.to_string())
+}
+
+/// The rows of a stored file as they are stored (timestamps in milliseconds), which must have
+/// the checksum of its pages and a schema `check` accepts (checked before a row is read).
+fn read_checked(
+    bytes: Vec<u8>,
+    check: impl FnOnce(&SchemaRef) -> std::result::Result<(), String>,
+) -> std::result::Result<RecordBatch, String> {
     let end = pages_end(&bytes).ok_or("it is too short to be a Parquet file")?;
     let checksum = crc32fast::hash(&bytes[..end]);
     let builder =
@@ -702,8 +747,8 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
     if recorded != Some(checksum) {
         return Err("its pages do not match their checksum".into());
     }
-    let stored = milliseconds_schema(schema);
-    same_schema(builder.schema(), &stored)?;
+    let stored = builder.schema().clone();
+    check(&stored)?;
     // The whole file as one batch: no batches to concatenate after.
     let rows = usize::try_from(builder.metadata().file_metadata().num_rows())
         .map_err(|_| "it counts fewer than no rows")?
@@ -712,11 +757,10 @@ fn read_table(bytes: Vec<u8>, schema: &SchemaRef) -> std::result::Result<RecordB
     let mut batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let batch = match batches.len() {
-        1 => batches.remove(0),
-        _ => crate::table::concat_batches(&stored, &batches).map_err(|e| e.to_string())?,
-    };
-    in_seconds(&batch, schema).map_err(|e| e.to_string())
+    match batches.len() {
+        1 => Ok(batches.remove(0)),
+        _ => crate::table::concat_batches(&stored, &batches).map_err(|e| e.to_string()),
+    }
 }
 
 /// `schema` with its timestamps in milliseconds. Parquet has no timestamp unit of seconds: a
@@ -988,7 +1032,7 @@ mod tests {
         assert!(error.rule().unwrap().contains("+08:00"), "{error}");
         assert!(!west.holds(StoreKind::ServiceReport, 10002, day()).unwrap());
         let text = fs::read_to_string(dir.0.join(DESCRIPTION)).unwrap();
-        assert_eq!(text, "{\"format\": 1, \"timezone\": \"+08:00\"}\n");
+        assert_eq!(text, "{\"format\": 2, \"timezone\": \"+08:00\"}\n");
 
         // At once, from two threads, on fresh directories: exactly one wins each time.
         for round in 0..8 {

@@ -215,6 +215,15 @@ impl Objects {
         }
     }
 
+    /// Writes `bytes` to `key`, replacing the object there (one PUT: a reader sees the old
+    /// object or the new one, never a part). Only a migration replaces a file.
+    pub(crate) fn replace(&self, key: &str, bytes: Vec<u8>) -> Result<()> {
+        let (store, path) = (self.store.clone(), self.path(key));
+        let put = self.wait(async move { store.put(&path, PutPayload::from(Bytes::from(bytes))).await });
+        put.map(drop)
+            .map_err(|error| self.error(key, "could not be written", &error))
+    }
+
     /// Moves `key` to `to` (a copy, then the removal); nothing when it is gone already.
     pub(crate) fn rename(&self, key: &str, to: &str) -> Result<()> {
         let (store, from, to_path) = (self.store.clone(), self.path(key), self.path(to));

@@ -605,7 +605,7 @@ mod tests {
     #[test]
     fn a_row_whose_time_has_no_day_goes_with_the_first_day_as_a_row_without_one() {
         use arrow_array::types::Int32Type;
-        use arrow_array::{ArrayRef, DictionaryArray, Float64Array, TimestampSecondArray, UInt64Array};
+        use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, TimestampSecondArray};
         use std::sync::Arc;
         let tz = crate::SERVICE_TIMEZONE;
         let category = || {
@@ -617,7 +617,7 @@ mod tests {
         };
         let times = TimestampSecondArray::from(vec![Some(1_795_536_000), Some(i64::MAX), None]);
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(UInt64Array::from(vec![10001; 3])),
+            Arc::new(Int64Array::from(vec![10001; 3])),
             category(),
             Arc::new(times.with_timezone(tz.to_string())),
             category(),

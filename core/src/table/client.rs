@@ -410,15 +410,75 @@ impl Tables {
         let Some(location) = &settings.store else {
             return Ok(None);
         };
-        let network = crate::store::object::Network {
+        Store::open_at(
+            location,
+            &settings.storage_options,
+            &self.network(),
+            settings.timezone,
+        )
+        .map(Some)
+    }
+
+    /// What the store's requests to a bucket take from the client's settings.
+    fn network(&self) -> crate::store::object::Network {
+        let settings = self.client.settings();
+        crate::store::object::Network {
             extra_ca_pem: settings.extra_ca_pem.clone(),
             proxy: settings.proxy.clone(),
             timeout: settings.timeout,
             connect_timeout: settings.connect_timeout,
             user_agent: settings.user_agent.clone(),
             max_retries: settings.max_retries,
+        }
+    }
+
+    /// Rewrites the client's store once into this version's format
+    /// ([`store::FORMAT`](crate::store::FORMAT)), as `monapi sync --migrate` does: a store of
+    /// an older format is refused by every other call, with an error that names this. Each file
+    /// of the old format is read (its checksum checked), converted and written whole over
+    /// itself, then `store.json`. Killed half-way, the store is still refused, and the next
+    /// migration finishes it (the files rewritten already are skipped). A store in this
+    /// format, or without `store.json`, is left as it is. No request goes to the service.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidInput`](crate::Error::InvalidInput) naming `store` when the client has
+    ///   none;
+    /// - [`Error::Store`](crate::Error::Store) naming the file when one cannot be read or
+    ///   written, or when `store.json` is of a newer format or not a store's description.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), monapi::Error> {
+    /// # let dir = std::env::temp_dir().join(format!("monapi-migrate-doc-{}", std::process::id()));
+    /// let client = monapi::Client::builder()
+    ///     .base_url("https://api.example.com").client_id("demo_id").client_secret("demo_secret")
+    ///     .username("test@example.com").password("123456")
+    ///     .store(&dir)
+    ///     .build()?;
+    /// let migrated = client.tables().migrate_store().await?;
+    /// assert_eq!(migrated.summary(), "no store.json: an empty store, nothing to migrate");
+    /// # Ok(()) }
+    /// ```
+    pub async fn migrate_store(&self) -> Result<crate::store::Migrated> {
+        let Some(location) = self.client.settings().store.clone() else {
+            return Err(Error::invalid_input(
+                None,
+                "store",
+                "is required to migrate: give the store's directory or URL (store, MONAPI_STORE, or the STORE of `monapi sync --migrate STORE`)",
+            ));
         };
-        Store::open_at(location, &settings.storage_options, &network, settings.timezone).map(Some)
+        let (options, network) = (self.client.settings().storage_options.clone(), self.network());
+        tokio::task::spawn_blocking(move || Store::migrate(&location, &options, &network))
+            .await
+            .unwrap_or_else(|error| {
+                Err(Error::Store {
+                    path: "(in memory)".into(),
+                    message: format!("the migration stopped: {error}"),
+                })
+            })
     }
 
     /// [`store`](Tables::store) on the blocking pool, off the runtime's threads (a slow or
@@ -786,11 +846,11 @@ fn only(table: RecordBatch, monitor: Monitor) -> Result<RecordBatch> {
     };
     let ids = table
         .column_by_name("monitor_id")
-        .and_then(|column| column.as_any().downcast_ref::<arrow_array::UInt32Array>())
-        .expect("site tables have a UInt32 monitor_id");
+        .and_then(|column| column.as_any().downcast_ref::<arrow_array::Int64Array>())
+        .expect("site tables have an Int64 monitor_id");
     let keep: arrow_array::BooleanArray = ids
         .iter()
-        .map(|point| Some(point.map(u64::from) == Some(id)))
+        .map(|point| Some(point.and_then(|point| u64::try_from(point).ok()) == Some(id)))
         .collect();
     arrow_select::filter::filter_record_batch(&table, &keep).map_err(|error| Error::Store {
         path: "(in memory)".into(),

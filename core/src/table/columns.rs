@@ -55,6 +55,13 @@ pub(super) fn dictionary<'a>(keys: Vec<i32>, values: impl IntoIterator<Item = &'
     )
 }
 
+/// An id or a count as the tables hold it: signed 64-bit. Every value that reaches a table is
+/// at most 2^63 - 1: the decoders refuse larger ones (`model::de::whole`), and so do the
+/// checks of task ids given to a call (`input::task_id`).
+pub(super) fn signed(value: u64) -> i64 {
+    i64::try_from(value).expect("ids and counts are checked to be at most 2^63 - 1 where they enter")
+}
+
 /// A timestamp column (seconds) shown in `timezone`.
 pub(super) fn timestamps(values: TimestampSecondArray, timezone: FixedOffset) -> ArrayRef {
     Arc::new(values.with_timezone(timezone.to_string()))

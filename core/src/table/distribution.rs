@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow_array::{Float64Array, RecordBatch, UInt32Array, UInt64Array};
+use arrow_array::{Float64Array, Int64Array, RecordBatch};
 use serde::de::DeserializeSeed;
 use serde::Deserialize;
 
+use super::columns::signed;
 use crate::model::de::{self as lenient, Measure};
 
 /// One bucket, with the typed model's rules for the bounds and the count, and `percent` as a
@@ -17,7 +18,7 @@ struct Bucket {
     start: u32,
     #[serde(deserialize_with = "lenient::number")]
     end: u32,
-    #[serde(deserialize_with = "lenient::number")]
+    #[serde(deserialize_with = "lenient::whole")]
     count: u64,
     #[serde(default)]
     percent: Measure,
@@ -39,10 +40,10 @@ pub(super) fn build(task_id: u64, body: &[u8]) -> serde_json::Result<RecordBatch
     Ok(RecordBatch::try_new(
         super::distribution_schema(),
         vec![
-            Arc::new(UInt64Array::from(vec![task_id; buckets.len()])),
-            Arc::new(buckets.iter().map(|b| b.start).collect::<UInt32Array>()),
-            Arc::new(buckets.iter().map(|b| b.end).collect::<UInt32Array>()),
-            Arc::new(buckets.iter().map(|b| b.count).collect::<UInt64Array>()),
+            Arc::new(Int64Array::from(vec![signed(task_id); buckets.len()])),
+            Arc::new(buckets.iter().map(|b| i64::from(b.start)).collect::<Int64Array>()),
+            Arc::new(buckets.iter().map(|b| i64::from(b.end)).collect::<Int64Array>()),
+            Arc::new(buckets.iter().map(|b| signed(b.count)).collect::<Int64Array>()),
             Arc::new(buckets.iter().map(|b| b.percent.0).collect::<Float64Array>()),
         ],
     )

@@ -34,38 +34,39 @@
 //! Times are instants in whole seconds, shown in the client's time zone
 //! ([`ClientBuilder::timezone`](crate::ClientBuilder::timezone), default `+08:00`); numbers
 //! are `Float64`, null where the service sent an empty or non-numeric value (never 0, never
-//! an error for the whole table); ids are unsigned integers; names and categories are
+//! an error for the whole table); ids, counts and other whole numbers are `Int64`
+//! (signed: Spark, Hive, Trino and BigQuery have no unsigned integers); names and categories are
 //! dictionary-encoded strings (`Dictionary(Int32, Utf8)`), free texts plain `Utf8`.
 //! "ts" below is `Timestamp(Second, Some("+08:00"))` with the client's offset.
 //!
 //! | table | column | Arrow type | null |
 //! |---|---|---|---|
-//! | service tasks | `task_id` | `UInt64` | no |
+//! | service tasks | `task_id` | `Int64` | no |
 //! | | `task_name` | `Utf8` | no |
 //! | | `task_type` | `Dictionary(Int32, Utf8)` | no |
-//! | | `frequency` | `UInt32` (minutes) | yes |
+//! | | `frequency` | `Int64` (minutes) | yes |
 //! | | `last_check_time` | ts | yes (empty or unreadable) |
 //! | | `task_status` | `Dictionary(Int32, Utf8)` | no |
-//! | site tasks (a field the service left out, or sent empty, is null) | `task_id` | `UInt64` | no |
+//! | site tasks (a field the service left out, or sent empty, is null) | `task_id` | `Int64` | no |
 //! | | `task_name`, `task_summary` | `Utf8` | yes |
 //! | | `task_type`, `task_status` | `Dictionary(Int32, Utf8)` | yes |
-//! | | `frequency` | `UInt32` (minutes) | yes |
-//! | | `group_id` | `UInt64` | yes |
+//! | | `frequency` | `Int64` (minutes) | yes |
+//! | | `group_id` | `Int64` | yes |
 //! | | `task_create_time`, `last_check_time` | ts | yes (also unreadable) |
 //! | | `last_resp_time` | `Float64` (ms) | yes |
 //! | | `last_resp_result`, `threshold_result` | `Int64` | yes |
 //! | | `last_resp_status` | `Dictionary(Int32, Utf8)` | yes |
-//! | monitoring points (likewise) | `monitor_id` | `UInt32` | no |
+//! | monitoring points (likewise) | `monitor_id` | `Int64` | no |
 //! | | `monitor_name`, `location_code` | `Utf8` | yes |
-//! | | `isp_id` | `UInt32` | yes |
+//! | | `isp_id` | `Int64` | yes |
 //! | | `isp_name`, `location_name`, `china_region`, `world_region` | `Dictionary(Int32, Utf8)` | yes |
-//! | service report (long: one row per record and metric) | `task_id` | `UInt64` | no |
+//! | service report (long: one row per record and metric) | `task_id` | `Int64` | no |
 //! | | `series` | `Dictionary(Int32, Utf8)` | no |
 //! | | `time` | ts | yes (record without a readable `time`) |
 //! | | `metric` | `Dictionary(Int32, Utf8)` | no |
 //! | | `value` | `Float64` | yes |
-//! | site availability | `task_id` | `UInt64` | no |
-//! | | `monitor_id` | `UInt32` (`0` is the average) | no |
+//! | site availability | `task_id` | `Int64` | no |
+//! | | `monitor_id` | `Int64` (`0` is the average) | no |
 //! | | `monitor` | `Dictionary(Int32, Utf8)` (the point's name as sent) | no |
 //! | | `time` | ts | no |
 //! | | `uprate` | `Float64` (percent) | yes |
@@ -78,9 +79,9 @@
 //! | | `duration_s` | `Int64` (`end_time - start_time`) | yes (while ongoing) |
 //! | | `cause` | `Dictionary(Int32, Utf8)` (the service's `fault_status`) | no |
 //! | | `diff_time`, `current_fault_period` | `Utf8` (as sent) | no |
-//! | response-time distribution | `task_id` | `UInt64` | no |
-//! | | `start_ms`, `end_ms` | `UInt32` | no |
-//! | | `count` | `UInt64` | no |
+//! | response-time distribution | `task_id` | `Int64` | no |
+//! | | `start_ms`, `end_ms` | `Int64` | no |
+//! | | `count` | `Int64` | no |
 //! | | `percent` | `Float64` | yes |
 //!
 //! A service report's records carry only a clock time, `HH:MM`: the date of a record is the
@@ -156,13 +157,13 @@ fn schema(fields: Vec<Field>) -> SchemaRef {
 }
 
 fn task_id_field() -> Field {
-    Field::new("task_id", DataType::UInt64, false)
+    Field::new("task_id", DataType::Int64, false)
 }
 
 fn point_fields() -> [Field; 3] {
     [
         task_id_field(),
-        Field::new("monitor_id", DataType::UInt32, false),
+        Field::new("monitor_id", DataType::Int64, false),
         Field::new("monitor", category(), false),
     ]
 }
@@ -178,7 +179,7 @@ pub fn service_tasks_schema(timezone: FixedOffset) -> SchemaRef {
         task_id_field(),
         Field::new("task_name", DataType::Utf8, false),
         Field::new("task_type", category(), false),
-        Field::new("frequency", DataType::UInt32, true),
+        Field::new("frequency", DataType::Int64, true),
         Field::new("last_check_time", timestamp_type(timezone), true),
         Field::new("task_status", category(), false),
     ])
@@ -196,9 +197,9 @@ pub fn site_tasks_schema(timezone: FixedOffset) -> SchemaRef {
         Field::new("task_name", DataType::Utf8, true),
         Field::new("task_summary", DataType::Utf8, true),
         Field::new("task_type", category(), true),
-        Field::new("frequency", DataType::UInt32, true),
+        Field::new("frequency", DataType::Int64, true),
         Field::new("task_status", category(), true),
-        Field::new("group_id", DataType::UInt64, true),
+        Field::new("group_id", DataType::Int64, true),
         Field::new("task_create_time", timestamp_type(timezone), true),
         Field::new("last_check_time", timestamp_type(timezone), true),
         Field::new("last_resp_time", DataType::Float64, true),
@@ -216,9 +217,9 @@ pub fn site_tasks_schema(timezone: FixedOffset) -> SchemaRef {
 /// ```
 pub fn monitors_schema() -> SchemaRef {
     schema(vec![
-        Field::new("monitor_id", DataType::UInt32, false),
+        Field::new("monitor_id", DataType::Int64, false),
         Field::new("monitor_name", DataType::Utf8, true),
-        Field::new("isp_id", DataType::UInt32, true),
+        Field::new("isp_id", DataType::Int64, true),
         Field::new("isp_name", category(), true),
         Field::new("location_code", DataType::Utf8, true),
         Field::new("location_name", category(), true),
@@ -310,9 +311,9 @@ pub fn site_faults_schema(timezone: FixedOffset) -> SchemaRef {
 pub fn distribution_schema() -> SchemaRef {
     schema(vec![
         task_id_field(),
-        Field::new("start_ms", DataType::UInt32, false),
-        Field::new("end_ms", DataType::UInt32, false),
-        Field::new("count", DataType::UInt64, false),
+        Field::new("start_ms", DataType::Int64, false),
+        Field::new("end_ms", DataType::Int64, false),
+        Field::new("count", DataType::Int64, false),
         Field::new("percent", DataType::Float64, true),
     ])
 }
@@ -354,15 +355,17 @@ pub fn monitors(points: &[MonitorPoint]) -> RecordBatch {
 ///
 /// # Errors
 ///
-/// An [`Error::Decode`] of [`Endpoint::ServiceReport`] when `body` is not a service report (not
-/// UTF-8 JSON, not of the report's shape, a value or time that does not read): its message says
-/// what did not fit, its snippet shows how the body starts.
+/// - An [`Error::InvalidInput`] naming `task_id` when it is 0 or beyond 2^63 - 1.
+/// - An [`Error::Decode`] of [`Endpoint::ServiceReport`] when `body` is not a service report (not
+///   UTF-8 JSON, not of the report's shape, a value or time that does not read): its message
+///   says what did not fit, its snippet shows how the body starts.
 pub fn service_report(
     task_id: u64,
     body: &[u8],
     start: NaiveDate,
     timezone: FixedOffset,
 ) -> Result<RecordBatch> {
+    crate::input::check_task_id(task_id)?;
     service::build(task_id, Body::Whole(body), start, timezone)
         .map_err(|e| decode_error(Endpoint::ServiceReport, body, e))
 }
@@ -381,9 +384,10 @@ pub fn service_report(
 ///
 /// # Errors
 ///
-/// An [`Error::Decode`] of [`Endpoint::SiteReport`] when `body` is not a site report, as for
-/// [`service_report`].
+/// As for [`service_report`]: `task_id` out of range, or `body` not a site report (an
+/// [`Error::Decode`] of [`Endpoint::SiteReport`]).
 pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<SiteTables> {
+    crate::input::check_task_id(task_id)?;
     site::build(task_id, Body::Whole(body), timezone).map_err(|e| decode_error(Endpoint::SiteReport, body, e))
 }
 
@@ -398,9 +402,10 @@ pub fn site_report(task_id: u64, body: &[u8], timezone: FixedOffset) -> Result<S
 ///
 /// # Errors
 ///
-/// An [`Error::Decode`] of [`Endpoint::ResponseTimeDistribution`] when `body` is not a
-/// response-time distribution, as for [`service_report`].
+/// As for [`service_report`]: `task_id` out of range, or `body` not a response-time
+/// distribution (an [`Error::Decode`] of [`Endpoint::ResponseTimeDistribution`]).
 pub fn response_time_distribution(task_id: u64, body: &[u8]) -> Result<RecordBatch> {
+    crate::input::check_task_id(task_id)?;
     distribution::build(task_id, body).map_err(|e| decode_error(Endpoint::ResponseTimeDistribution, body, e))
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, TimestampSecondBuilder};
-use arrow_array::{RecordBatch, UInt64Array};
+use arrow_array::{Int64Array, RecordBatch};
 use chrono::{FixedOffset, NaiveDate};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -142,7 +142,7 @@ impl Builder {
         RecordBatch::try_new(
             super::service_report_schema(timezone),
             vec![
-                Arc::new(UInt64Array::from(vec![self.task_id; rows])),
+                Arc::new(Int64Array::from(vec![super::columns::signed(self.task_id); rows])),
                 self.series.column(self.series_keys),
                 timestamps(self.times.finish(), timezone),
                 self.metrics.column(self.metric_keys),

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampSecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch, TimestampSecondArray, UInt32Array, UInt64Array};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, TimestampSecondArray};
 use arrow_schema::SchemaRef;
 use chrono::FixedOffset;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::columns::{empty_list, timestamps, Interner};
+use super::columns::{empty_list, signed, timestamps, Interner};
 use super::{Body, SiteTables};
 use crate::model::de::{self as lenient, Measure};
 use crate::model::{Fault, FaultEnd};
@@ -97,8 +97,8 @@ impl Builder {
         // task_id, monitor_id, monitor for the rows of `points`.
         let point_columns = |points: &[usize]| -> [ArrayRef; 3] {
             [
-                Arc::new(UInt64Array::from(vec![task_id; points.len()])),
-                Arc::new(points.iter().map(|&p| ids[p]).collect::<UInt32Array>()),
+                Arc::new(Int64Array::from(vec![signed(task_id); points.len()])),
+                Arc::new(points.iter().map(|&p| i64::from(ids[p])).collect::<Int64Array>()),
                 names.column(points.iter().map(|&p| name_keys[p]).collect()),
             ]
         };

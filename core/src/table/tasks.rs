@@ -2,13 +2,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{
-    ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampSecondArray, UInt32Array,
-    UInt64Array,
-};
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampSecondArray};
 use chrono::{FixedOffset, NaiveDateTime};
 
-use super::columns::{categories, timestamps, Interner};
+use super::columns::{categories, signed, timestamps, Interner};
 use crate::model::de::unix_time;
 use crate::{MonitorPoint, ServiceTask, SiteTask};
 
@@ -27,7 +24,7 @@ pub(super) fn build(tasks: &[ServiceTask], timezone: FixedOffset) -> RecordBatch
     RecordBatch::try_new(
         super::service_tasks_schema(timezone),
         vec![
-            Arc::new(tasks.iter().map(|t| t.task_id).collect::<UInt64Array>()),
+            Arc::new(tasks.iter().map(|t| signed(t.task_id)).collect::<Int64Array>()),
             Arc::new(
                 tasks
                     .iter()
@@ -35,7 +32,12 @@ pub(super) fn build(tasks: &[ServiceTask], timezone: FixedOffset) -> RecordBatch
                     .collect::<StringArray>(),
             ),
             types.column(type_keys),
-            Arc::new(tasks.iter().map(|t| t.frequency).collect::<UInt32Array>()),
+            Arc::new(
+                tasks
+                    .iter()
+                    .map(|t| t.frequency.map(i64::from))
+                    .collect::<Int64Array>(),
+            ),
             timestamps(last_check, timezone),
             statuses.column(status_keys),
         ],
@@ -74,13 +76,23 @@ pub(super) fn build_sites(tasks: &[SiteTask], timezone: FixedOffset) -> RecordBa
     RecordBatch::try_new(
         super::site_tasks_schema(timezone),
         vec![
-            Arc::new(tasks.iter().map(|t| t.task_id).collect::<UInt64Array>()),
+            Arc::new(tasks.iter().map(|t| signed(t.task_id)).collect::<Int64Array>()),
             texts(|t| &t.task_name),
             texts(|t| &t.task_summary),
             category(|t| &t.task_type),
-            Arc::new(tasks.iter().map(|t| t.frequency).collect::<UInt32Array>()),
+            Arc::new(
+                tasks
+                    .iter()
+                    .map(|t| t.frequency.map(i64::from))
+                    .collect::<Int64Array>(),
+            ),
             category(|t| &t.task_status),
-            Arc::new(tasks.iter().map(|t| t.group_id).collect::<UInt64Array>()),
+            Arc::new(
+                tasks
+                    .iter()
+                    .map(|t| t.group_id.map(signed))
+                    .collect::<Int64Array>(),
+            ),
             time(|t| &t.task_create_time),
             time(|t| &t.last_check_time),
             Arc::new(tasks.iter().map(|t| t.last_resp_time).collect::<Float64Array>()),
@@ -101,9 +113,19 @@ pub(super) fn build_monitors(points: &[MonitorPoint]) -> RecordBatch {
     RecordBatch::try_new(
         super::monitors_schema(),
         vec![
-            Arc::new(points.iter().map(|p| p.monitor_id).collect::<UInt32Array>()),
+            Arc::new(
+                points
+                    .iter()
+                    .map(|p| i64::from(p.monitor_id))
+                    .collect::<Int64Array>(),
+            ),
             texts(|p| &p.monitor_name),
-            Arc::new(points.iter().map(|p| p.isp_id).collect::<UInt32Array>()),
+            Arc::new(
+                points
+                    .iter()
+                    .map(|p| p.isp_id.map(i64::from))
+                    .collect::<Int64Array>(),
+            ),
             category(|p| &p.isp_name),
             texts(|p| &p.location_code),
             category(|p| &p.location_name),

@@ -186,7 +186,7 @@ fn empty_map() -> impl Strategy<Value = Value> {
 #[test]
 fn service_tasks_agree_with_the_faithful_form() {
     let task = (
-        1..=u64::MAX,
+        1..=i64::MAX as u64,
         spelling(),
         prop::option::of((0..=1440u32, spelling())),
         any::<String>(),

@@ -1,45 +1,17 @@
 //! The local store (feature `arrow`): table calls read the settled days it holds and fetch
 //! only the others, counted by the emulator; syncs; corrupt files; unsettled days.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::common::*;
 use chrono::{Days, NaiveDate};
 use monapi::store::{Store, StoreKind, SyncOptions};
 use monapi::table::arrow_array::RecordBatch;
-use monapi::{Client, DateRange, ErrorKind, Monitor};
+use monapi::{DateRange, ErrorKind, Monitor};
 use monapi_emulator::{Emulator, FaultKind, Faults};
 use rows::rows;
 use serde_json::Value;
-
-/// A fresh directory under the system's temporary one, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("monapi-store-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        Dir(path)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A client of the demo account with a store in `dir`; days settle a second after they end.
-fn stored_client(emulator: &Emulator, dir: &Path) -> Client {
-    builder(emulator)
-        .store(dir)
-        .settle(Duration::from_secs(1))
-        .build()
-        .unwrap()
-}
 
 /// Rows as sorted JSON text: the same rows in any order compare equal.
 fn row_set(batch: &RecordBatch) -> Vec<String> {
@@ -579,7 +551,7 @@ fn the_store_is_opened_off_the_runtime_thread() {
             let stored = stored_client(&emulator, &root);
             let day = days_ago(&emulator, 3);
             let writer = tokio::spawn(async move {
-                tokio::fs::write(fifo, "{\"format\": 1, \"timezone\": \"+08:00\"}\n").await
+                tokio::fs::write(fifo, "{\"format\": 2, \"timezone\": \"+08:00\"}\n").await
             });
             let table = stored.tables().service_report(10024, range(day, day)).await;
             writer.await.unwrap().unwrap();

@@ -1,15 +1,13 @@
 //! The store in a bucket (`s3://`), against moto's S3 server on loopback: syncs, concurrent
 //! writers, the conditional create, a garbled object, the client's proxy, errors.
 
-use std::time::Duration;
-
 use crate::common::moto::{S3Server, SECRET_KEY};
 use crate::common::proxy::ForwardingProxy;
 use crate::common::*;
 use chrono::{Days, NaiveDate};
 use monapi::store::{Store, StoreKind, SyncOptions};
 use monapi::table::arrow_array::RecordBatch;
-use monapi::{Client, ClientBuilder, DateRange, ErrorKind};
+use monapi::{Client, DateRange, ErrorKind};
 use monapi_emulator::Emulator;
 use rows::rows;
 
@@ -18,18 +16,6 @@ fn row_set(batch: &RecordBatch) -> Vec<String> {
     let mut rows: Vec<String> = rows(batch).iter().map(serde_json::Value::to_string).collect();
     rows.sort();
     rows
-}
-
-/// A builder of the demo account with its store at `s3://lake/{prefix}` on `server`; days
-/// settle a second after they end.
-fn s3_builder(emulator: &Emulator, server: &S3Server, prefix: &str) -> ClientBuilder {
-    builder(emulator)
-        .store(format!("s3://lake/{prefix}"))
-        .storage_option("aws_endpoint_url", server.endpoint())
-        .storage_option("aws_access_key_id", "test")
-        .storage_option("aws_secret_access_key", SECRET_KEY)
-        .storage_option("aws_region", "us-east-1")
-        .settle(Duration::from_secs(1))
 }
 
 fn s3_client(emulator: &Emulator, server: &S3Server, prefix: &str) -> Client {

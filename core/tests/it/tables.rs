@@ -42,8 +42,8 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
     let f = Field::new;
     let point = || {
         vec![
-            f("task_id", DataType::UInt64, false),
-            f("monitor_id", DataType::UInt32, false),
+            f("task_id", DataType::Int64, false),
+            f("monitor_id", DataType::Int64, false),
             f("monitor", category(), false),
         ]
     };
@@ -79,10 +79,10 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
         (
             "service_tasks",
             vec![
-                f("task_id", DataType::UInt64, false),
+                f("task_id", DataType::Int64, false),
                 f("task_name", DataType::Utf8, false),
                 f("task_type", category(), false),
-                f("frequency", DataType::UInt32, true),
+                f("frequency", DataType::Int64, true),
                 f("last_check_time", ts(timezone), true),
                 f("task_status", category(), false),
             ],
@@ -90,13 +90,13 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
         (
             "site_tasks",
             vec![
-                f("task_id", DataType::UInt64, false),
+                f("task_id", DataType::Int64, false),
                 f("task_name", DataType::Utf8, true),
                 f("task_summary", DataType::Utf8, true),
                 f("task_type", category(), true),
-                f("frequency", DataType::UInt32, true),
+                f("frequency", DataType::Int64, true),
                 f("task_status", category(), true),
-                f("group_id", DataType::UInt64, true),
+                f("group_id", DataType::Int64, true),
                 f("task_create_time", ts(timezone), true),
                 f("last_check_time", ts(timezone), true),
                 f("last_resp_time", DataType::Float64, true),
@@ -108,9 +108,9 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
         (
             "monitors",
             vec![
-                f("monitor_id", DataType::UInt32, false),
+                f("monitor_id", DataType::Int64, false),
                 f("monitor_name", DataType::Utf8, true),
-                f("isp_id", DataType::UInt32, true),
+                f("isp_id", DataType::Int64, true),
                 f("isp_name", category(), true),
                 f("location_code", DataType::Utf8, true),
                 f("location_name", category(), true),
@@ -121,7 +121,7 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
         (
             "service_report",
             vec![
-                f("task_id", DataType::UInt64, false),
+                f("task_id", DataType::Int64, false),
                 f("series", category(), false),
                 f("time", ts(timezone), true),
                 f("metric", category(), false),
@@ -134,10 +134,10 @@ fn expected_schemas(timezone: &str) -> BTreeMap<&'static str, Vec<Field>> {
         (
             "distribution",
             vec![
-                f("task_id", DataType::UInt64, false),
-                f("start_ms", DataType::UInt32, false),
-                f("end_ms", DataType::UInt32, false),
-                f("count", DataType::UInt64, false),
+                f("task_id", DataType::Int64, false),
+                f("start_ms", DataType::Int64, false),
+                f("end_ms", DataType::Int64, false),
+                f("count", DataType::Int64, false),
                 f("percent", DataType::Float64, true),
             ],
         ),

@@ -88,7 +88,7 @@ function lastChecks(
   responseTime: Table<SiteResponseTimeRow>,
 ): Map<number, Check> {
   const checks = new Map<number, Check>()
-  const ids = availability.column('task_id') // BigUint64Array
+  const ids = availability.column('task_id') // BigInt64Array
   const [points, times, uprates] = [
     availability.column('monitor_id'),
     availability.column('time'),

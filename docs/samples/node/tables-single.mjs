@@ -8,7 +8,7 @@ const client = new Client()
 const yesterday = new Date(Date.now() - 86_400_000) // a Date stands for its local calendar day
 
 const report = await client.tables.serviceReport(10001, { startDate: yesterday, endDate: yesterday })
-console.log(report) // Table { numRows, columns: ['task_id: UInt64', 'series: Dictionary(Int32, Utf8)', ...] }
+console.log(report) // Table { numRows, columns: ['task_id: Int64', 'series: Dictionary(Int32, Utf8)', ...] }
 for (const field of report.schema.fields) console.log(`${field.name}: ${field.type}${field.nullable ? ' (null)' : ''}`)
 // --8<-- [end:report]
 
@@ -21,7 +21,7 @@ console.log(`${rows.length} rows; the first: ${series} ${metric} = ${value} at $
 
 // --8<-- [start:columns]
 // Columns: typed arrays, no object per cell. Numbers and times (epoch ms) as Float64Array,
-// NaN where null; task_id as BigUint64Array (exact); names as arrays of strings.
+// NaN where null; task_id as BigInt64Array (exact); names as arrays of strings.
 const values = report.column('value')
 let sum = 0
 let count = 0

@@ -14,7 +14,7 @@ yesterday = datetime.datetime.now(service_zone).date() - datetime.timedelta(days
 
 # --8<-- [start:report]
 t = client.tables.service_report(10001, start_date=yesterday, end_date=yesterday)
-print(t.num_rows, t.schema)  # {'task_id': 'UInt64', 'series': 'Dictionary(Int32, Utf8)', ...}
+print(t.num_rows, t.schema)  # {'task_id': 'Int64', 'series': 'Dictionary(Int32, Utf8)', ...}
 df = t.to_pandas()  # times tz-aware, values float64, names categories
 wide = df.pivot_table(index="time", columns="metric", values="value", observed=True)
 print(wide.iloc[:3, :3])

@@ -1,6 +1,7 @@
 //! Shared set-up: an emulator on 127.0.0.1, port 0, and a client for its demo account.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use monapi::{Client, ClientBuilder};
@@ -52,6 +53,46 @@ pub fn builder(emulator: &Emulator) -> ClientBuilder {
 
 pub fn client(emulator: &Emulator) -> Client {
     builder(emulator).build().expect("valid configuration")
+}
+
+/// A builder of the demo account with its store at `s3://lake/{prefix}` on `server`; days
+/// settle a second after they end.
+pub fn s3_builder(emulator: &Emulator, server: &moto::S3Server, prefix: &str) -> ClientBuilder {
+    builder(emulator)
+        .store(format!("s3://lake/{prefix}"))
+        .storage_option("aws_endpoint_url", server.endpoint())
+        .storage_option("aws_access_key_id", "test")
+        .storage_option("aws_secret_access_key", moto::SECRET_KEY)
+        .storage_option("aws_region", "us-east-1")
+        .settle(Duration::from_secs(1))
+}
+
+/// A client of the demo account with a store in `dir`; days settle a second after they end.
+pub fn stored_client(emulator: &Emulator, dir: &std::path::Path) -> Client {
+    builder(emulator)
+        .store(dir)
+        .settle(Duration::from_secs(1))
+        .build()
+        .unwrap()
+}
+
+/// A fresh directory under the system's temporary one, removed when dropped.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(name: &str) -> Dir {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("monapi-store-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        Dir(path)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Fails if any known secret, or the given tokens, appear in `text`.

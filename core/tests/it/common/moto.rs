@@ -61,11 +61,16 @@ impl S3Server {
         let mut garbled = whole.to_vec();
         let middle = garbled.len() / 2;
         garbled[middle] ^= 0x55;
+        self.put(bucket, key, garbled).await;
+        whole
+    }
+
+    /// Writes an object (an unsigned PUT, as for [`get`](S3Server::get)).
+    pub async fn put(&self, bucket: &str, key: &str, bytes: Vec<u8>) {
         let put = reqwest::Client::new()
             .put(self.object_url(bucket, key))
-            .body(garbled);
+            .body(bytes);
         put.send().await.unwrap().error_for_status().unwrap();
-        whole
     }
 
     /// The keys under `prefix` in `bucket`, sorted (one page: the tests' stores are small).

@@ -263,7 +263,8 @@ fn distributions_of_extreme_numbers_give_a_value_or_an_error() {
             let typed = serde_json::from_slice::<Distribution>(&body);
             let _ = monapi::fuzz::answer(&Endpoint::ResponseTimeDistribution, &body);
             let table = table::response_time_distribution(1, &body);
-            // The table's bounds are UInt32: what it reads, the model reads.
+            // The table reads no more than the model: its bounds and count are the model's types,
+            // and its count at most 2^63 - 1.
             ensure(table.is_err() || typed.is_ok(), || format!("{report}"))?;
             Ok(())
         },
@@ -403,4 +404,31 @@ fn integer_fields_refuse_floats_that_round_past_their_type() {
     // A time out of the years 1 to 9999 is an error naming its field.
     let user = serde_json::from_str::<User>(r#"{"user_id": 1, "signup_time": "-9223372036854775808"}"#);
     assert!(user.unwrap_err().to_string().contains("signup_time"));
+}
+
+#[test]
+fn ids_and_counts_beyond_2_63_are_refused_where_they_enter() {
+    // The tables hold them as Int64: the decoders refuse what would not fit, naming the number.
+    for task_id in [
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551615",
+    ] {
+        let typed = serde_json::from_str::<ServiceTask>(&format!(r#"{{"task_id": "{task_id}"}}"#));
+        let fits = task_id == "9223372036854775807";
+        assert_eq!(typed.is_ok(), fits, "{task_id}: {typed:?}");
+        let site = serde_json::from_str::<SiteTask>(&format!(r#"{{"task_id": 1, "group_id": {task_id}}}"#));
+        assert_eq!(site.is_ok(), fits, "{task_id}: {site:?}");
+    }
+    let count = br#"{"0":{"start":0,"end":100,"count":9223372036854775808,"percent":"1"}}"#;
+    let error = table::response_time_distribution(1, count).unwrap_err();
+    assert!(error.to_string().contains("beyond 2^63 - 1"), "{error}");
+    // And a task id given to a call or a table function.
+    let error = table::response_time_distribution(1 << 63, b"{}").unwrap_err();
+    assert_eq!(error.field(), Some("task_id"));
+    assert!(monapi::input::task_id(monapi::input::Id::Text("9223372036854775808")).is_err());
+    assert_eq!(
+        monapi::input::task_id(monapi::input::Id::Text("9223372036854775807")).unwrap(),
+        i64::MAX as u64
+    );
 }
