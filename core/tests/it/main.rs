@@ -23,6 +23,8 @@ mod shapes;
 #[cfg(feature = "arrow")]
 mod store;
 #[cfg(feature = "arrow")]
+mod store_azure;
+#[cfg(feature = "arrow")]
 mod store_migrate;
 #[cfg(feature = "arrow")]
 mod store_s3;

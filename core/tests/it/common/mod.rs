@@ -102,6 +102,7 @@ pub fn assert_no_secret(text: &str, tokens: &[&str]) {
     }
 }
 #[cfg(feature = "arrow")]
+pub mod azurite;
 pub mod moto;
 pub mod proxy;
 #[cfg(feature = "arrow")]

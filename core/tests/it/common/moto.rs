@@ -20,22 +20,12 @@ impl S3Server {
         let python = std::env::var_os("MONAPI_TEST_PYTHON")
             .map(PathBuf::from)
             .unwrap_or_else(|| root.join(".venv/bin/python"));
-        let mut child = Command::new(&python)
+        let mut command = Command::new(&python);
+        command
             .arg(root.join("tests/support/moto_server.py"))
             .args(buckets)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{} (make python-env installs moto): {e}", python.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("moto printed {line:?}, not its port"));
+            .stderr(Stdio::null());
+        let (child, port) = start_server(command, "make python-env installs moto");
         S3Server { port, child }
     }
 
@@ -88,6 +78,25 @@ impl S3Server {
         keys.sort();
         keys
     }
+}
+
+/// Starts a test server's script, which prints its port on its first line and serves until its
+/// standard input closes; `hint` says what installs it.
+pub fn start_server(mut command: Command, hint: &str) -> (Child, u16) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?} ({hint}): {e}"));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{command:?} printed {line:?}, not its port"));
+    (child, port)
 }
 
 impl Drop for S3Server {
