@@ -21,7 +21,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus valgrind windows-target
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus java valgrind windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -36,16 +36,16 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: the tools (.venv/, node_modules/, Prometheus), lint, then every test suite (Rust, Python,
-## Node), the soak's 5-second form and the packages as users install them; it ends with a table
-## of each phase's wall and CPU seconds (scripts/phase.sh), so that a regression shows in every
-## run. The suites use debug builds, for the host, that reuse the test build's compiled
+## test: the tools (.venv/, node_modules/, Prometheus, Java), lint, then every test suite (Rust,
+## Python, Node), the soak's 5-second form and the packages as users install them; it ends with a
+## table of each phase's wall and CPU seconds (scripts/phase.sh), so that a regression shows in
+## every run. The suites use debug builds, for the host, that reuse the test build's compiled
 ## dependencies (one feature set for every member: workspace-hack/); the manylinux wheel of the
 ## packaging tests and the packaged crates' install are the tree's two other builds.
 PHASE := PHASES=$(abspath target/phases.txt) scripts/phase.sh
 test:
 	@rm -f target/phases.txt
-	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium windows-target
+	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium java windows-target
 	$(PHASE) lint $(MAKE) --no-print-directory lint
 	$(PHASE) docs $(MAKE) --no-print-directory docs
 	$(PHASE) rust $(MAKE) --no-print-directory rust-test
@@ -57,7 +57,7 @@ test:
 ## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
 ## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
 ## Each suite's output is printed whole when it ends.
-binding-tests: prometheus chromium
+binding-tests: prometheus chromium java
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
@@ -67,7 +67,7 @@ binding-tests: prometheus chromium
 ## The addon's build comes first: it sets napi's type-definition variable, which makes cargo run
 ## the binding's build script again, and the test build after it is then the one the runs find.
 N ?= 5
-test-stress: prometheus
+test-stress: prometheus java
 	$(MAKE) --no-print-directory node-test-build python-test-build
 	$(MAKE) --no-print-directory rust-test-build
 	N=$(N) PY=$(PY) NODE=$(NODE) CARGO="$(CARGO)" RUST_TEST="$(RUST_TEST)" scripts/stress.sh
@@ -82,6 +82,12 @@ apt_install = $(foreach command,$(2),command -v $(command) >/dev/null &&) true |
 ## prometheus: Debian's prometheus package (prometheus and promtool), which the exporter's tests run
 prometheus:
 	$(call apt_install,prometheus,prometheus promtool)
+
+## java: Debian's headless Java 17, on which pyspark runs Spark in local mode: the Python suite
+## reads the store with it (tests/python/test_store_engines.py, examples/spark_store.py, the
+## store's page); apt-get as for prometheus
+java:
+	$(call apt_install,openjdk-17-jre-headless,java)
 
 ## valgrind: Debian's valgrind, whose callgrind counts instructions (make callgrind-bench)
 valgrind:

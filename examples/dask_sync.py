@@ -1,18 +1,22 @@
-"""Bring a local Parquet store of every service task's reports up to date across the worker
+"""Bring a Parquet store of every service task's reports up to date across the worker
 processes of a Dask cluster, then read the store back as one Dask DataFrame.
 
-Each worker builds its own ``monapi.Client(..., store=DIR)`` and syncs its share of the
+Each worker builds its own ``monapi.Client(..., store=STORE)`` and syncs its share of the
 tasks with ``client.sync`` (the core fetches the task-days the store lacks and writes one
 Parquet file per task and day; a task-day is written whole or not at all, so workers never
 see each other's half-written files). The store is then read by ``dask.dataframe``, as DuckDB,
-polars or pyarrow would read it (Hive partitions: ``DIR/service_report/day=YYYY-MM-DD/``).
+polars or pyarrow would read it (Hive partitions: ``STORE/service_report/day=YYYY-MM-DD/``).
 
     python examples/dask_sync.py --base-url http://127.0.0.1:8080 --store reports/ \\
         --start-date 2026-11-01 --end-date 2026-11-07
 
-Credentials come from ``MONAPI_CLIENT_ID``, ``MONAPI_CLIENT_SECRET``, ``MONAPI_USERNAME`` and
-``MONAPI_PASSWORD``, or are the emulator's demo account. Run it again: only the days the
-store lacks are fetched.
+The store is a directory, or a bucket shared by workers that share no disk:
+``--store s3://lake/monapi``. Its credentials, region and endpoint come from the ``AWS_*``
+variables (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``,
+``AWS_ENDPOINT_URL``), which monapi and s3fs (Dask's reader of ``s3://``) both read, in every
+worker. Credentials of the service come from ``MONAPI_CLIENT_ID``, ``MONAPI_CLIENT_SECRET``,
+``MONAPI_USERNAME`` and ``MONAPI_PASSWORD``, or are the emulator's demo account. Run it again:
+only the days the store lacks are fetched.
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ def summary(reports: list[SyncReport]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the service (or the emulator)")
-    parser.add_argument("--store", required=True, help="the store's directory")
+    parser.add_argument(
+        "--store", required=True, help="the store: a directory or a URL (s3://bucket/prefix)"
+    )
     parser.add_argument(
         "--start-date", help="YYYY-MM-DD (default: the first of the last 30 settled days)"
     )
@@ -127,7 +133,7 @@ def main() -> int:
         print(f"synced: {summary(reports)}")
 
         # The whole dataset: every day the store holds, the column `day` from the directories.
-        frame = dd.read_parquet(os.path.join(args.store, "service_report"))
+        frame = dd.read_parquet(f"{args.store.rstrip('/')}/service_report")
         per_task = frame.groupby("task_id").size().compute()
         rows = int(per_task.sum())
         print(f"store: {rows} rows of {len(per_task)} tasks in {frame.npartitions} partitions")

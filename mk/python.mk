@@ -46,7 +46,7 @@ PY_INSTALLED := $(PY_VENV)/.monapi-installed
 PY_PROFILE ?= release
 # What the wheel is built from: a change rebuilds it for python-demo.
 PY_SOURCES := $(shell find bindings-python core/src emulator/src -type f \( -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name 'Cargo.toml' \) 2>/dev/null) pyproject.toml Cargo.toml
-PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py examples/dask_sync.py tests/python bench/python bench/callgrind bindings-python/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py scripts/gen-stub-docs.py docs/samples/python scripts/mkdocs_sphinx_roles.py scripts/mkdocs_rustdoc.py
+PY_LINTED := examples/quickstart.py examples/typed_results.py examples/dask_reports.py examples/dask_sync.py examples/spark_store.py tests/python bench/python bench/callgrind bindings-python/python scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py scripts/gen-stub-docs.py docs/samples/python scripts/mkdocs_sphinx_roles.py scripts/mkdocs_rustdoc.py
 
 # node-env (npm ci), for python-test; the root Makefile has already included node.mk.
 ifndef NODE_STAMP
@@ -90,7 +90,7 @@ define py_install_wheel
 endef
 
 define py_lint
-	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py tests/python bindings-python/python/monapi bench/python bench/callgrind scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py scripts/gen-stub-docs.py scripts/mkdocs_sphinx_roles.py scripts/mkdocs_rustdoc.py
+	$(PY_VENV)/bin/mypy --strict examples/quickstart.py examples/typed_results.py examples/dask_sync.py examples/spark_store.py tests/python bindings-python/python/monapi bench/python bench/callgrind scripts/check-imports.py scripts/check-lengths.py scripts/check-features.py scripts/gen-answers.py scripts/gen-stub-docs.py scripts/mkdocs_sphinx_roles.py scripts/mkdocs_rustdoc.py
 	$(PY_VENV)/bin/ruff check $(PY_LINTED)
 	$(PY_VENV)/bin/ruff format --check $(PY_LINTED)
 endef

@@ -11,7 +11,6 @@ import os
 import pathlib
 import pickle
 import subprocess
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 import duckdb
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
 
@@ -35,11 +33,18 @@ from helpers import (
     monapi_binary,
     zone,
 )
+from store_checks import (
+    KINDS,
+    canonical,
+    day_column,
+    day_numbers,
+    local_days,
+    run_dask_example,
+    within,
+)
 
 SERVICE = 10011
 SITE = 20001
-KINDS = ("service_report", "site_availability", "site_response_time", "site_faults")
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 def days_ago(emulator: Emulator, n: int) -> datetime.date:
@@ -73,75 +78,11 @@ class SyncProgressLog:
         self.seen.append(progress)
 
 
-def day_column(kind: str) -> str:
-    """The column whose day is a row's day in the store (a fault's is the day it started)."""
-    return "start_time" if kind == "site_faults" else "time"
-
-
-def epoch_seconds(column: Any) -> Any:
-    """A column of times as whole seconds since the epoch (int64): timestamps of any unit and
-    zone, or integers that already are such seconds."""
-    if pa.types.is_timestamp(column.type):
-        return column.cast(pa.timestamp("s", tz="UTC")).cast(pa.int64())
-    return column.cast(pa.int64())
-
-
-def canonical(data: Any) -> Any:
-    """The rows of a table in one order and one type per column, without ``day``: the same
-    rows compare equal however a reader typed them (categories as text, integers as int64,
-    times as seconds since the epoch)."""
-    table = pa.table(data)
-    if "day" in table.column_names:
-        table = table.drop_columns(["day"])
-    columns = {}
-    for field, column in zip(table.schema, table.columns, strict=True):
-        kind = field.type
-        if pa.types.is_dictionary(kind):
-            column = column.cast(kind.value_type)
-            kind = kind.value_type
-        if pa.types.is_timestamp(kind):
-            column = epoch_seconds(column)
-        elif pa.types.is_integer(kind):
-            column = column.cast(pa.int64())
-        elif pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
-            column = column.cast(pa.string())
-        columns[field.name] = column
-    out = pa.table(columns)
-    return out.sort_by([(name, "ascending") for name in out.column_names])
-
-
 def assert_same_rows(got: Any, want: Any) -> None:
     got, want = canonical(got), canonical(want)
     assert got.num_rows == want.num_rows > 0
     assert got.column_names == want.column_names
     assert got.equals(want)
-
-
-def within(data: Any, column: str, first: datetime.date, last: datetime.date) -> Any:
-    """The rows whose ``column`` (a time) falls on a day from ``first`` to ``last`` at +08:00."""
-    table = pa.table(data)
-    days = local_days(table.column(column))
-    epoch = datetime.date(1970, 1, 1)
-    low, high = (first - epoch).days, (last - epoch).days
-    keep = pc.and_(pc.greater_equal(days, low), pc.less_equal(days, high))
-    return table.filter(keep)
-
-
-def local_days(times: Any, offset: int = 8 * 3600) -> Any:
-    """The day of each time at ``offset`` seconds from UTC, as days since the epoch."""
-    seconds = epoch_seconds(times)
-    return pc.floor(pc.divide(pc.cast(pc.add(seconds, offset), pa.float64()), 86400.0)).cast(
-        pa.int64()
-    )
-
-
-def day_numbers(days: Any) -> Any:
-    """A ``day`` partition column (a date, or its ISO text) as days since the epoch."""
-    if pa.types.is_dictionary(days.type):
-        days = days.cast(days.type.value_type)
-    if not pa.types.is_date(days.type):
-        days = days.cast(pa.string()).cast(pa.date32())
-    return days.cast(pa.date32()).cast(pa.int32()).cast(pa.int64())
 
 
 def test_a_service_table_reads_the_settled_days_the_store_holds(
@@ -617,26 +558,8 @@ def test_the_dask_example_syncs_as_one_process_does(tmp_path: pathlib.Path) -> N
     with Emulator(service_tasks=6) as emulator:
         first, last = days_ago(emulator, 4), days_ago(emulator, 2)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MONAPI_")}
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(EXAMPLES / "dask_sync.py"),
-                "--base-url",
-                emulator.base_url,
-                "--store",
-                str(tmp_path / "dask"),
-                "--start-date",
-                first.isoformat(),
-                "--end-date",
-                last.isoformat(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-            env=env,
-        )
-        assert done.returncode == 0, done.stderr[-4000:]
+        store = str(tmp_path / "dask")
+        done = run_dask_example(emulator.base_url, store, first, last, tmp_path, env)
         alone = stored_client(emulator, tmp_path / "alone").sync(
             first, last, kinds="service_report"
         )
