@@ -1,6 +1,7 @@
-"""The local store read by the engines of clusters: Spark (pyspark in local mode, on Debian's
-Java 17: make java) and Dask (``dask.dataframe.read_parquet``), each read giving the rows and the
-sums of ``monapi export`` of the same tasks and days; and examples/spark_store.py. One JVM for
+"""The local store read by every engine: DuckDB, polars, pandas, pyarrow's dataset, Spark
+(pyspark in local mode, on Debian's Java 17: make java) and Dask (``dask.dataframe.read_parquet``),
+each read giving the rows and the sums of ``monapi export`` of the same tasks and days; and
+examples/spark_store.py. One JVM for
 the module: the example's session is made in it too."""
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import dask.dataframe as dd
+import duckdb
+import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pytest
 from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
@@ -254,6 +259,26 @@ def test_the_spark_example_prints_the_rows_and_sums_of_monapi_export(
             assert int(line[1]) == expected["rows"]
             assert float(line[2]) == pytest.approx(expected[measure], abs=1e-3)
     assert next(lines, None) is None
+
+
+def test_duckdb_polars_pandas_and_pyarrow_read_every_kind_as_monapi_export(synced: Synced) -> None:
+    for kind in KINDS:
+        pattern = f"{synced.store}/{kind}/**/*.parquet"
+        with duckdb.connect() as connection:
+            duck = connection.sql(
+                f"SELECT * FROM read_parquet('{pattern}', hive_partitioning = true)"
+            ).to_arrow_table()
+        reads = {
+            "duckdb": duck,
+            "polars": pl.scan_parquet(pattern, hive_partitioning=True).collect().to_arrow(),
+            "pandas": pa.Table.from_pandas(
+                pd.read_parquet(synced.store / kind), preserve_index=False
+            ),
+            "pyarrow": ds.dataset(synced.store / kind, partitioning="hive").to_table(),
+        }
+        for reader, got in reads.items():
+            assert pa.types.is_int64(got.schema.field("task_id").type), (reader, kind)
+            assert_read_as_exported(got, synced.exported[kind], kind, (reader, kind))
 
 
 def test_dask_reads_every_kind_as_monapi_export(synced: Synced) -> None:
