@@ -134,6 +134,25 @@ def exported(
     return within(pq.read_table(output), day_column(kind), first, last)
 
 
+def exported_kinds(
+    env: Mapping[str, str],
+    services: Iterable[int],
+    sites: Iterable[int],
+    first: datetime.date,
+    last: datetime.date,
+    directory: pathlib.Path,
+) -> dict[str, Any]:
+    """``exported`` of every kind: the service report of ``services``, the site kinds of
+    ``sites``."""
+    services, sites = list(services), list(sites)
+    return {
+        kind: exported(
+            env, kind, services if kind == "service_report" else sites, first, last, directory
+        )
+        for kind in KINDS
+    }
+
+
 def amount(value: Any) -> float:
     """A sum as a float; the sum of no value (null, or NaN) as 0, as pandas sums."""
     if value is None:

@@ -44,7 +44,7 @@ from store_checks import (
     assert_read_as_exported,
     assert_same_totals,
     day_column,
-    exported,
+    exported_kinds,
     local_days,
     totals,
 )
@@ -93,12 +93,7 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> Synced:
         report = client.sync(first, last, tasks=[*SERVICES, *SITES])
         assert (report["fetched"], report["failed"]) == (12, 0)
         env = demo_env(emulator)
-        references = {
-            kind: exported(
-                env, kind, SERVICES if kind == "service_report" else SITES, first, last, directory
-            )
-            for kind in KINDS
-        }
+        references = exported_kinds(env, SERVICES, SITES, first, last, directory)
     for kind, table in references.items():
         assert table.num_rows > 0, kind
     return Synced(store, references)

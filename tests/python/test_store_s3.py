@@ -26,7 +26,13 @@ import monapi
 from monapi.testing import Emulator
 
 from helpers import demo_env, zone
-from store_checks import KINDS, assert_read_as_exported, canonical, exported, run_dask_example
+from store_checks import (
+    KINDS,
+    assert_read_as_exported,
+    canonical,
+    exported_kinds,
+    run_dask_example,
+)
 
 SERVICE = 10011
 SITE = 20001
@@ -162,12 +168,7 @@ def test_every_reader_of_the_bucket_gets_the_rows_and_sums_of_monapi_export(
         report = stored.sync(first, last, tasks=[*services, *sites])
         assert (report["fetched"], report["failed"]) == (12, 0)
         env = demo_env(emulator)
-        want = {
-            kind: exported(
-                env, kind, services if kind == "service_report" else sites, first, last, tmp_path
-            )
-            for kind in KINDS
-        }
+        want = exported_kinds(env, services, sites, first, last, tmp_path)
     for kind in KINDS:
         assert want[kind].num_rows > 0, kind
         for reader, got in bucket_readers(endpoint, "read", kind).items():

@@ -29,6 +29,20 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
+    /// Where `location` names (a bucket reached with `options` over `network`).
+    pub(crate) fn at(
+        location: &crate::StoreLocation,
+        options: &[(String, String)],
+        network: &super::object::Network,
+    ) -> Result<Backend> {
+        Ok(match location {
+            crate::StoreLocation::Local(root) => Backend::Local(root.clone()),
+            crate::StoreLocation::Object(url) => {
+                Backend::Object(Arc::new(Objects::open(url, options, network)?))
+            }
+        })
+    }
+
     /// `key` as messages show it: a path, or a URL.
     pub(crate) fn shown(&self, key: &str) -> String {
         match self {

@@ -19,7 +19,7 @@ use arrow_schema::DataType;
 
 use super::{
     encode_file, in_seconds, milliseconds_schema, object, read_checked, read_description, unpanicked,
-    Backend, Objects, Store, StoreKind, StoreLocation, DESCRIPTION, FORMAT,
+    Backend, Store, StoreKind, StoreLocation, DESCRIPTION, FORMAT,
 };
 use crate::{Error, Result};
 
@@ -72,10 +72,7 @@ impl Store {
         options: &[(String, String)],
         network: &object::Network,
     ) -> Result<Migrated> {
-        let files = match location {
-            StoreLocation::Local(root) => Backend::Local(root.clone()),
-            StoreLocation::Object(url) => Backend::Object(Arc::new(Objects::open(url, options, network)?)),
-        };
+        let files = Backend::at(location, options, network)?;
         let shown = files.shown(DESCRIPTION);
         let Some(bytes) = files.get(DESCRIPTION)? else {
             return Ok(Migrated::default());

@@ -61,7 +61,6 @@ use parquet::file::properties::WriterProperties;
 
 use crate::{Error, Result};
 use files::Backend;
-use object::Objects;
 
 pub use crate::location::StoreLocation;
 pub use migrate::Migrated;
@@ -226,11 +225,7 @@ impl Store {
         network: &object::Network,
         timezone: FixedOffset,
     ) -> Result<Store> {
-        let files = match location {
-            StoreLocation::Local(root) => Backend::Local(root.clone()),
-            StoreLocation::Object(url) => Backend::Object(Arc::new(Objects::open(url, options, network)?)),
-        };
-        Store::on(files, timezone)
+        Store::on(Backend::at(location, options, network)?, timezone)
     }
 
     fn on(files: Backend, timezone: FixedOffset) -> Result<Store> {
