@@ -76,7 +76,9 @@ fn ensure(condition: bool, message: impl FnOnce() -> String) -> TestCaseResult {
     }
 }
 
-// Numbers and times at their extremes in every report.
+// Numbers and times at their extremes in every report, through the models and the tables
+// (hence the feature: `cargo test -p monapi` alone builds the core without it).
+#[cfg(feature = "arrow")]
 mod extremes;
 
 // ---------------------------------------------------------------------------------------------
