@@ -15,13 +15,19 @@ PY_TARGET_DIR := target
 ifdef CI
 export CARGO_INCREMENTAL := 0
 endif
+# The Node binding's build script runs again, and cargo compiles the binding again, whenever the
+# folder napi-derive writes its type definitions into (NAPI_TYPE_DEF_TMP_FOLDER, which
+# bindings-node/scripts/build.mjs passes to its builds) differs from the last build's: every cargo
+# run of this Makefile gets the addon's folder, so that clippy, the test build and the addon's
+# build reuse each other's build of the binding.
+export NAPI_TYPE_DEF_TMP_FOLDER := $(abspath $(NODE_TARGET_DIR)/napi/type-def)
 
 include mk/node.mk
 include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build binding-tests workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus java valgrind windows-target
+.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build suites suites-build workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus java valgrind windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -36,8 +42,9 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: the tools (.venv/, node_modules/, Prometheus, Java), lint, then every test suite (Rust,
-## Python, Node), the soak's 5-second form and the packages as users install them; it ends with a
+## test: the tools (.venv/, node_modules/, Prometheus, Java), lint, the documentation site, the
+## suites' builds, the soak's 5-second form, then every test suite side by side (Rust, Python,
+## Node and the Python packaging checks) and the crates as users install them; it ends with a
 ## table of each phase's wall and CPU seconds (scripts/phase.sh), so that a regression shows in
 ## every run. The suites use debug builds, for the host, that reuse the test build's compiled
 ## dependencies (one feature set for every member: workspace-hack/); the manylinux wheel of the
@@ -48,29 +55,32 @@ test:
 	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium java windows-target
 	$(PHASE) lint $(MAKE) --no-print-directory lint
 	$(PHASE) docs $(MAKE) --no-print-directory docs
-	$(PHASE) rust $(MAKE) --no-print-directory rust-test
-	$(PHASE) bindings $(MAKE) --no-print-directory binding-tests
+	$(PHASE) build $(MAKE) --no-print-directory suites-build
 	$(PHASE) soak $(MAKE) --no-print-directory soak-test
+	$(PHASE) suites $(MAKE) --no-print-directory suites
 	$(PHASE) crates $(MAKE) --no-print-directory rust-package
 	@$(PHASE) --report
 
-## binding-tests: the Python and the Node suite side by side. Their builds take cargo's lock in
-## turn; their tests mostly wait on their emulators, so one's tests run while the other builds.
-## Each suite's output is printed whole when it ends.
-binding-tests: prometheus chromium java
-	$(MAKE) --no-print-directory -j2 --output-sync=target python-test node-test
+## suites-build: what the suites run, built once: the debug Node addon, the wheel installed in
+## .venv/ with the debug `monapi`, and the Rust test build
+suites-build: node-env python-env
+	$(MAKE) --no-print-directory node-test-build python-test-build rust-test-build
+
+## suites: the Rust, Python and Node suites and the Python packaging tests side by side, on
+## suites-build's builds (the packaging tests build their own wheels). Most tests wait on the
+## processes they drive, so together they keep both cores busy where one alone would leave one
+## idle. Each suite's output is printed whole when it ends; every suite runs to its end.
+suites: prometheus chromium java
+	$(MAKE) --no-print-directory -j4 --output-sync=target rust-test python-suite node-suite python-packaging-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
 ## one run after the other (a run's suites side by side) with both cores busy beside them; each
 ## failing suite's log is kept in target/stress/ (scripts/stress.sh). A test that fails here is
-## a bug to find, not to retry.
-## The addon's build comes first: it sets napi's type-definition variable, which makes cargo run
-## the binding's build script again, and the test build after it is then the one the runs find.
+## a bug to find, not to retry. The suites' commands are make test's.
 N ?= 5
-test-stress: prometheus java
-	$(MAKE) --no-print-directory node-test-build python-test-build
-	$(MAKE) --no-print-directory rust-test-build
-	N=$(N) PY=$(PY) NODE=$(NODE) CARGO="$(CARGO)" RUST_TEST="$(RUST_TEST)" scripts/stress.sh
+# (The commands go in single quotes: none of them has one.)
+test-stress: prometheus java suites-build
+	N=$(N) RUST_SUITE='$(RUST_SUITE)' PY_SUITE='$(PY_SUITE)' NODE_SUITE='$(NODE_SUITE)' scripts/stress.sh
 
 # $(call apt_install,PACKAGE,COMMAND...): Debian's PACKAGE unless every COMMAND is there;
 # apt-get as root, through sudo otherwise; the package index is updated only when it lacks it.
@@ -114,9 +124,9 @@ windows-target:
 ## by lint, run by soak-test) and workspace-hack; from the doctests, the Node binding too
 ## (doctest = false in both bindings: their documentation is for JavaScript and Python).
 RUST_TEST := --workspace --exclude monapi-python --exclude monapi-soak --exclude workspace-hack
+RUST_SUITE = $(CARGO) test $(RUST_TEST) --all-targets --no-fail-fast && $(CARGO) test $(RUST_TEST) --exclude monapi-node --doc --no-fail-fast
 rust-test: prometheus
-	$(CARGO) test $(RUST_TEST) --all-targets --no-fail-fast
-	$(CARGO) test $(RUST_TEST) --exclude monapi-node --doc --no-fail-fast
+	$(RUST_SUITE)
 
 rust-test-build:
 	$(CARGO) test $(RUST_TEST) --all-targets --no-run

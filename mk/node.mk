@@ -22,7 +22,7 @@ NODE_ENV_VARS := CARGO="$(CARGO)" CARGO_TARGET_DIR="$(NODE_TARGET_DIR)"
 # costs minutes.
 NODE_PROFILE ?= release
 
-.PHONY: node-env node-build node-dts node-typecheck node-test node-test-build node-demo node-bench node-lint
+.PHONY: node-env node-build node-dts node-typecheck node-test node-suite node-test-build node-demo node-bench node-lint
 
 ## node-env: install the dev tools (npm ci) when node_modules is missing or older than package-lock.json
 node-env: $(NODE_STAMP)
@@ -50,8 +50,17 @@ node-typecheck: node-env
 ## The type check runs in the recipe, after the build it reads, also under make -j.
 node-test: NODE_PROFILE := debug
 node-test: node-build
+	$(MAKE) --no-print-directory node-suite
+
+# The suite on what node-build built; make test and make test-stress run it so. Two test files at
+# a time (node's default here is one per core but one): most of a file's time is spent waiting on
+# the emulators and commands it drives. The spec reporter names each failing test at the end.
+NODE_SUITE = $(NODE_ENV_VARS) $(NODE) --test --test-concurrency=2 --test-reporter=spec tests/node/*.test.mjs
+
+## node-suite: the type check and the suite, without building (after node-test-build)
+node-suite: node-env
 	$(NODE_TSC)
-	$(NODE_ENV_VARS) $(NODE) --test tests/node/*.test.mjs
+	$(NODE_SUITE)
 
 ## node-test-build: the suite's build alone (the debug addon for the host, reusing the test build, and the TypeScript layer)
 node-test-build: NODE_PROFILE := debug

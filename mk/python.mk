@@ -10,12 +10,15 @@
 #   python-musl   the musllinux_1_2 x86_64 wheel into target/dist/musllinux/ (rustup adds the musl
 #                 std; zig links against musl). Not part of make test: there is no musl CPython
 #                 here to install it into (the release workflow tests it on Alpine)
-#   python-test   python-test-build and python-dist, then pytest (with the stub check), mypy
-#                 --strict, ruff; needs node_modules too (node-env): the packaging tests run
-#                 scripts/set-version.sh, which asks napi-rs's CLI for the npm platforms. Its
-#                 wheels are debug builds (PY_PROFILE=dev, and the same for the packaging tests'
-#                 pip builds): what the suite checks does not depend on the profile, and release
-#                 builds cost minutes; the wheel users get is python-build's
+#   python-test   python-test-build, then python-suite and python-packaging-test
+#   python-suite  pytest without the packaging tests, the stub check, mypy
+#                 --strict, ruff, on the installed build (make test runs it beside the Node and
+#                 Rust suites)
+#   python-packaging-test  python-dist, then the packaging tests; needs node_modules too
+#                 (node-env): they run scripts/set-version.sh, which asks napi-rs's CLI for the
+#                 npm platforms. Its wheels are debug builds (PY_PROFILE=dev, and the same for
+#                 the packaging tests' pip builds): what the suite checks does not depend on the
+#                 profile, and release builds cost minutes; the wheel users get is python-build's
 #   python-test-build  the wheel the suite installs: for the host (not manylinux), the dev
 #                 profile, in the target directory of `cargo test`, whose compiled dependencies it
 #                 reuses (one feature set for every member: workspace-hack/); and the debug
@@ -32,6 +35,10 @@ PYTHON ?= python3
 # Cargo's target directory for the wheel's build (the root Makefile sets `target`, shared with
 # the other release builds; alone, the fragment keeps its own so as not to wait on the lock).
 PY_TARGET_DIR ?= target-py
+# ... and of the manylinux wheel's (python-packaging-test gives it a directory of its own and
+# a lower priority).
+PY_WHEEL_TARGET_DIR = $(PY_TARGET_DIR)
+PY_NICE =
 PY_VENV ?= .venv
 PY := $(PY_VENV)/bin/python
 PY_REQUIREMENTS := tests/python/requirements.txt
@@ -61,7 +68,7 @@ nbclient.NotebookClient(notebook, kernel_name="python3", timeout=600).execute()
 endef
 export PY_RUN_NOTEBOOK
 
-.PHONY: python-env python-build python-dist python-musl python-test python-test-build python-lint python-demo python-bench
+.PHONY: python-env python-build python-dist python-musl python-test python-test-build python-suite python-packaging-test python-lint python-demo python-bench
 
 python-env: $(PY_ENV_STAMP)
 
@@ -76,11 +83,11 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 # it builds for the explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in
 # $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu, a tree of its own (the release addon's build, napi
 # build --platform, shares it). The bench calls it with $(1), more maturin arguments (a cargo
-# feature), and $(2), another output directory. python-test builds it with the dev profile
-# (PY_PROFILE), in .../x86_64-unknown-linux-gnu/debug, for the packaging tests only.
+# feature), and $(2), another output directory. python-packaging-test builds it with the dev
+# profile (PY_PROFILE) in a target directory of its own, for the packaging tests only.
 define py_build_wheel
 	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
-	$(PY_PATH) CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
+	$(PY_PATH) CARGO_TARGET_DIR=$(PY_WHEEL_TARGET_DIR) $(PY_NICE) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))
 endef
 
 # Installs the wheel found in directory $(1) into .venv/.
@@ -123,14 +130,31 @@ python-test-build: python-env
 	$(call py_install_wheel,$(PY_DIST)/host)
 	$(CARGO) build -p monapi-cli --bin monapi
 
-# The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into fresh
-# venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR, with the profile of
-# the suite's wheel (MATURIN_PEP517_ARGS).
-python-test: PY_PROFILE := dev
-python-test: python-test-build python-dist node-env
-	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) MATURIN_PEP517_ARGS="--profile $(PY_PROFILE)" $(PY) -m pytest tests/python
+# The suite without its packaging tests, on what python-test-build installed; make test and make
+# test-stress run it so (make python-test builds first).
+PY_SUITE = CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) $(PY) -m pytest tests/python --ignore=tests/python/test_packaging.py
+
+python-suite: python-env
+	$(PY_SUITE)
 	$(PY) tests/python/stubcheck.py
 	$(py_lint)
+
+# The packaging tests (tests/python/test_packaging.py) install target/dist's wheel and sdist into
+# fresh venvs; their pip builds share $(PY_TARGET_DIR) through CARGO_TARGET_DIR, with the profile
+# of the suite's wheel (MATURIN_PEP517_ARGS). The manylinux wheel is built in a target directory
+# of its own (PY_WHEEL_TARGET_DIR): a build with --zig shares no compiled crate with the host's
+# builds (its proc-macros and build scripts too are compiled again), and in the shared directory
+# it would hold cargo's lock on the host's builds for minutes, beside the suites. It runs at a
+# lower priority (PY_NICE): make test runs it beside the suites, which come first; the build
+# takes the CPU they leave while they wait on their processes.
+python-packaging-test: PY_PROFILE := dev
+python-packaging-test: PY_WHEEL_TARGET_DIR := $(PY_TARGET_DIR)/manylinux
+python-packaging-test: PY_NICE := nice -n 10
+python-packaging-test: python-dist node-env
+	CARGO_TARGET_DIR=$(abspath $(PY_TARGET_DIR)) MATURIN_PEP517_ARGS="--profile $(PY_PROFILE)" $(PY) -m pytest tests/python/test_packaging.py
+
+python-test: python-test-build
+	$(MAKE) --no-print-directory python-suite python-packaging-test
 
 python-lint: python-env
 	$(py_lint)

@@ -4,21 +4,18 @@
 # the suites' own priority: a test that depends on timing fails here rather than one CI run in
 # ten. (Side by side, a run takes about as long as its slowest suite, so that N=5 stays under an
 # hour.) Nothing is rebuilt: the Makefile builds the suites once before (a run that compiles
-# anything is reported). The Python packaging tests (tests/python/test_packaging.py) are left
-# out: each builds wheels, which is what they test; make test runs them.
+# anything is reported). The Python packaging tests are left out: each builds wheels, which is
+# what they test; make test runs them.
 #
 # Every run's output goes to target/stress/run-<i>/<suite>.log; a suite's log is kept only when
 # it failed, with its failing tests listed in target/stress/failures.txt. Ends with the count of
 # runs and failures; exits 1 when any test failed.
 #
-# Environment: N, CARGO, RUST_TEST (the packages of `cargo test`, as make test-stress gives them),
-# PY (the venv's python), NODE, CARGO_TARGET_DIR (where the suites were built: target).
+# Environment: N; RUST_SUITE, PY_SUITE and NODE_SUITE, the suites' commands as make test runs
+# them (the Makefile gives them).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${N:-5}
-cargo=${CARGO:-cargo}
-py=${PY:-.venv/bin/python}
-node=${NODE:-node}
 out=target/stress
 rm -rf "$out"
 mkdir -p "$out"
@@ -33,9 +30,9 @@ trap 'kill "${load[@]}" 2>/dev/null' EXIT
 
 # The command of each suite, and how its failing tests are named in its output.
 declare -A command=(
-  [rust]="$cargo test ${RUST_TEST:---workspace} --all-targets --no-fail-fast --color never"
-  [python]="$py -m pytest tests/python --ignore=tests/python/test_packaging.py -p no:cacheprovider -q -rf"
-  [node]="CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target} $node --test --test-reporter=spec tests/node/*.test.mjs"
+  [rust]="${RUST_SUITE:?from the Makefile}"
+  [python]="${PY_SUITE:?from the Makefile} -p no:cacheprovider -q -rf"
+  [node]="${NODE_SUITE:?from the Makefile}"
 )
 failed_tests() {
   case $1 in
