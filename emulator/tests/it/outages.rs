@@ -319,14 +319,10 @@ async fn recover_site_ends_the_faults_and_later_checks_are_up_again() {
 
 #[tokio::test]
 async fn reset_clears_failures() {
-    // A clock that stands still (reset keeps it): site 20005 checks every minute, so with the
-    // system's clock a minute turning between the first report and the one after the reset
-    // added a check to the second, and the two differed (one run in some tens under load).
-    let env = start_with(monapi_emulator::Config {
-        now: Some(chrono::Utc::now()),
-        ..monapi_emulator::Config::default()
-    })
-    .await;
+    // A clock that stands still (`evening`; reset keeps it): site 20005 checks every minute, so
+    // with the system's clock a minute turning between the first report and the one after the
+    // reset added a check to the second, and the two differed (one run in some tens under load).
+    let env = start_with(evening(monapi_emulator::Config::default().world)).await;
     let token = env.login().await;
     let before = report(&env, &token, 20005).await;
     env.emu.fail_site(20005).unwrap();
