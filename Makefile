@@ -27,7 +27,7 @@ include mk/python.mk
 include mk/fuzz.mk
 include mk/docs.mk
 
-.PHONY: demo test test-stress build lint fmt bench soak rust-build chromium rust-test rust-test-build suites suites-build workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus java valgrind windows-target
+.PHONY: demo test test-stress tools clippy build lint fmt bench soak rust-build chromium rust-test rust-test-build suites suites-build workspace-hack rust-package set-version answers soak-test tables-bench store-bench store-s3-bench exporter-bench callgrind-bench prometheus java valgrind windows-target
 
 ## demo: install what is needed, build, run the quickstarts (Rust, Python, Node) against the bundled emulator
 demo: build
@@ -42,24 +42,32 @@ rust-build:
 	$(CARGO) build --release -p monapi-cli --bin monapi
 	$(CARGO) build --release -p monapi --example quickstart
 
-## test: the tools (.venv/, node_modules/, Prometheus, Java), lint, the documentation site, the
-## suites' builds, the soak's 5-second form, then every test suite side by side (Rust, Python,
-## Node and the Python packaging checks) and the crates as users install them; it ends with a
-## table of each phase's wall and CPU seconds (scripts/phase.sh), so that a regression shows in
-## every run. The suites use debug builds, for the host, that reuse the test build's compiled
-## dependencies (one feature set for every member: workspace-hack/); the manylinux wheel of the
-## packaging tests and the packaged crates' install are the tree's two other builds.
+## test: the tools (.venv/, node_modules/, Prometheus, chromium, Java) with clippy's check of the
+## tree beside them, lint, the documentation site, the suites' builds, the soak's 5-second form,
+## then every test suite side by side (Rust, Python, Node and the Python packaging checks) and the
+## crates as users install them; it ends with a table of each phase's wall and CPU seconds
+## (scripts/phase.sh), so that a regression shows in every run. The suites use debug builds, for
+## the host, that reuse the test build's compiled dependencies (one feature set for every member:
+## workspace-hack/); the manylinux wheel of the packaging tests and the packaged crates' install
+## are the tree's two other builds.
 PHASE := PHASES=$(abspath target/phases.txt) scripts/phase.sh
 test:
 	@rm -f target/phases.txt
-	$(PHASE) setup $(MAKE) --no-print-directory python-env node-env prometheus chromium java windows-target
+	$(PHASE) setup $(MAKE) --no-print-directory -j2 --output-sync=target tools clippy
 	$(PHASE) lint $(MAKE) --no-print-directory lint
 	$(PHASE) docs $(MAKE) --no-print-directory docs
 	$(PHASE) build $(MAKE) --no-print-directory suites-build
 	$(PHASE) soak $(MAKE) --no-print-directory soak-test
-	$(PHASE) suites $(MAKE) --no-print-directory suites
+	$(PHASE) suites env MONAPI_SITE_BUILT=1 $(MAKE) --no-print-directory suites
 	$(PHASE) crates $(MAKE) --no-print-directory rust-package
 	@$(PHASE) --report
+
+## tools: what lint and the suites run, installed where missing: .venv/, node_modules/, Prometheus,
+## chromium, Java, the Windows target. One after the other (-j1), as apt-get takes dpkg's lock.
+## They mostly wait on downloads: make test checks the tree with clippy beside them, which needs
+## none of them.
+tools:
+	$(MAKE) --no-print-directory -j1 python-env node-env prometheus chromium java windows-target
 
 ## suites-build: what the suites run, built once: the debug Node addon, the wheel installed in
 ## .venv/ with the debug `monapi`, and the Rust test build
@@ -143,7 +151,7 @@ rust-package:
 ## compiles for Windows (cargo check for x86_64-pc-windows-gnu: no unix-only API outside cfg(unix))
 lint: python-env windows-target
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
+	$(MAKE) --no-print-directory clippy
 	$(CARGO) clippy -p monapi --lib -- -D warnings
 	# (the workspace-hack pruned: published, it is the registry's empty stub)
 	deps=$$($(CARGO) tree -p monapi -e normal --prefix none --prune workspace-hack) && ! grep -q '^arrow' <<< "$$deps"
@@ -157,6 +165,11 @@ lint: python-env windows-target
 	$(PY_PATH) $(PY_VENV)/bin/actionlint
 	# The command compiles for Windows: checked (no code generated), so it costs type checking.
 	$(CARGO) check -p monapi-cli --target $(WINDOWS_TARGET)
+
+## clippy: clippy over the workspace, every target, with the benchmark-only code of the Python
+## binding; warnings are errors (part of lint)
+clippy:
+	$(CARGO) clippy --workspace --all-targets --features monapi-python/bench-bridge -- -D warnings
 
 ## workspace-hack: regenerate workspace-hack/ with cargo-hakari (installed with cargo when missing)
 ## after a dependency or its features change, and make every member depend on it; commit it
