@@ -61,12 +61,11 @@ impl Link {
         self.settings().1
     }
 
-    /// When `bytes` sent now would have crossed the link, after what it carries already;
+    /// When `bytes` sent `now` would have crossed the link, after what it carries already;
     /// the link is taken until then. `None` when the bandwidth is not limited.
-    fn reserve(&self, bytes: usize) -> Option<Instant> {
+    fn reserve(&self, bytes: usize, now: Instant) -> Option<Instant> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let bps = state.bandwidth?;
-        let now = Instant::now();
         let start = state.free_at.filter(|free| *free + CATCH_UP > now).unwrap_or(now);
         let done = start + Duration::from_secs_f64(bytes as f64 * 8.0 / bps);
         state.free_at = Some(done);
@@ -101,7 +100,7 @@ pub(crate) fn paced(response: Response, link: std::sync::Arc<Link>) -> Response 
         let link = link.clone();
         async move {
             if let Ok(bytes) = &piece
-                && let Some(done) = link.reserve(bytes.len())
+                && let Some(done) = link.reserve(bytes.len(), Instant::now())
             {
                 tokio::time::sleep_until(done).await;
             }
@@ -115,31 +114,37 @@ pub(crate) fn paced(response: Response, link: std::sync::Arc<Link>) -> Response 
 mod tests {
     use super::*;
 
+    // The moments are given, not read from the clock: a busy machine's late timers and
+    // sleeps must not decide what is checked (the catch-up is precisely about lateness).
+
     #[test]
     fn the_link_carries_one_piece_after_another() {
         let link = Link::new(Some(8.0), Duration::ZERO);
-        let before = Instant::now();
+        let now = Instant::now();
         // 1 MB at 8 Mbit/s: one second; the next megabyte queues behind it.
-        let first = link.reserve(1_000_000).unwrap();
-        let second = link.reserve(1_000_000).unwrap();
-        assert!(first.duration_since(before) >= Duration::from_secs(1));
-        assert_eq!(second.duration_since(first), Duration::from_secs(1));
+        let first = link.reserve(1_000_000, now).unwrap();
+        let second = link.reserve(1_000_000, now).unwrap();
+        assert_eq!(first - now, Duration::from_secs(1));
+        assert_eq!(second - first, Duration::from_secs(1));
         link.set(None, Duration::ZERO);
-        assert_eq!(link.reserve(1_000_000), None);
+        assert_eq!(link.reserve(1_000_000, now), None);
     }
 
     #[test]
     fn a_busy_link_loses_no_time_to_late_timers() {
         let link = Link::new(Some(8.0), Duration::ZERO);
-        let first = link.reserve(1_000).unwrap();
-        // The next piece asks a little after the first was done: it follows it at once.
-        std::thread::sleep(first.saturating_duration_since(Instant::now()) + Duration::from_millis(2));
-        let second = link.reserve(1_000).unwrap();
-        assert_eq!(second.duration_since(first), Duration::from_millis(1));
-        // After a pause longer than the catch-up, the link starts from now.
-        std::thread::sleep(CATCH_UP + Duration::from_millis(5));
-        let before = Instant::now();
-        let third = link.reserve(1_000).unwrap();
-        assert!(third.duration_since(before) >= Duration::from_millis(1));
+        let start = Instant::now();
+        // 1,000 bytes at 8 Mbit/s: one millisecond.
+        let first = link.reserve(1_000, start).unwrap();
+        assert_eq!(first - start, Duration::from_millis(1));
+        // The next piece asks a little after the first was done (its timer fired late): it
+        // follows the first at once.
+        let late = first + CATCH_UP - Duration::from_millis(1);
+        let second = link.reserve(1_000, late).unwrap();
+        assert_eq!(second - first, Duration::from_millis(1));
+        // After a pause longer than the catch-up, the link starts from the moment asked.
+        let idle = second + CATCH_UP + Duration::from_millis(5);
+        let third = link.reserve(1_000, idle).unwrap();
+        assert_eq!(third - idle, Duration::from_millis(1));
     }
 }
