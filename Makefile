@@ -77,9 +77,11 @@ suites-build: node-env python-env
 ## suites: the Rust, Python and Node suites and the Python packaging tests side by side, on
 ## suites-build's builds (the packaging tests build their own wheels). Most tests wait on the
 ## processes they drive, so together they keep both cores busy where one alone would leave one
-## idle. Each suite's output is printed whole when it ends; every suite runs to its end.
+## idle. Each suite's output is printed whole when it ends; every suite runs to its end, whichever
+## fails (--keep-going: without it, make started no step after a failure, such as the packaging
+## tests after their wheel's build).
 suites: prometheus chromium java
-	$(MAKE) --no-print-directory -j4 --output-sync=target rust-test python-suite node-suite python-packaging-test
+	$(MAKE) --no-print-directory -j4 --keep-going --output-sync=target rust-test python-suite node-suite python-packaging-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
 ## one run after the other (a run's suites side by side) with both cores busy beside them; each
