@@ -62,11 +62,15 @@ test:
 	@$(PHASE) --report
 
 ## tools: what lint and the suites run, installed where missing: .venv/, node_modules/, Prometheus,
-## chromium, Java, the Windows target. One after the other (-j1), as apt-get takes dpkg's lock.
-## They mostly wait on downloads: make test checks the tree with clippy beside them, which needs
-## none of them.
+## chromium, Java, the Windows target. Those of apt-get one after the other, as it takes dpkg's
+## lock. They mostly wait on downloads: make test checks the tree with clippy beside them, which
+## needs none of them.
 tools:
-	$(MAKE) --no-print-directory -j1 python-env node-env prometheus chromium java windows-target
+	$(MAKE) --no-print-directory python-env node-env
+	$(MAKE) --no-print-directory prometheus
+	$(MAKE) --no-print-directory chromium
+	$(MAKE) --no-print-directory java
+	$(MAKE) --no-print-directory windows-target
 
 ## suites-build: what the suites run, built once: the debug Node addon, the wheel installed in
 ## .venv/ with the debug `monapi`, and the Rust test build
