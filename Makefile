@@ -44,8 +44,8 @@ rust-build:
 
 ## test: the tools (.venv/, node_modules/, Prometheus, chromium, Java) with clippy's check of the
 ## tree beside them, lint, the documentation site, the suites' builds, the soak's 5-second form,
-## then every test suite side by side (Rust, Python, Node, the Python packaging checks and the
-## crates as users install them); it ends with a table of each phase's wall and CPU seconds
+## then every test suite side by side (Rust, Python, Node and the Python packaging checks) and the
+## crates as users install them; it ends with a table of each phase's wall and CPU seconds
 ## (scripts/phase.sh), so that a regression shows in every run. The suites use debug builds, for
 ## the host, that reuse the test build's compiled dependencies (one feature set for every member:
 ## workspace-hack/); the manylinux wheel of the packaging tests and the packaged crates' install
@@ -59,6 +59,7 @@ test:
 	$(PHASE) build $(MAKE) --no-print-directory suites-build
 	$(PHASE) soak $(MAKE) --no-print-directory soak-test
 	$(PHASE) suites env MONAPI_SITE_BUILT=1 $(MAKE) --no-print-directory suites
+	$(PHASE) crates $(MAKE) --no-print-directory rust-package
 	@$(PHASE) --report
 
 ## tools: what lint and the suites run, installed where missing: .venv/, node_modules/, Prometheus,
@@ -77,14 +78,14 @@ tools:
 suites-build: node-env python-env
 	$(MAKE) --no-print-directory node-test-build python-test-build rust-test-build
 
-## suites: the Rust, Python and Node suites, the Python packaging tests and the crates' check
-## side by side, on suites-build's builds (the packaging tests build their own wheels, the crates'
-## check its install, both at a lower priority than the tests). Most tests wait on the processes
-## they drive, so together they keep both cores busy where one alone would leave one idle. Each suite's output is printed whole when it ends; every suite runs to its end, whichever
+## suites: the Rust, Python and Node suites and the Python packaging tests side by side, on
+## suites-build's builds (the packaging tests build their own wheels). Most tests wait on the
+## processes they drive, so together they keep both cores busy where one alone would leave one
+## idle. Each suite's output is printed whole when it ends; every suite runs to its end, whichever
 ## fails (--keep-going: without it, make started no step after a failure, such as the packaging
 ## tests after their wheel's build).
 suites: prometheus chromium java
-	$(MAKE) --no-print-directory -j5 --keep-going --output-sync=target rust-test python-suite node-suite python-packaging-test rust-package
+	$(MAKE) --no-print-directory -j4 --keep-going --output-sync=target rust-test python-suite node-suite python-packaging-test
 
 ## test-stress: N runs (N=5) of the Rust, Python and Node suites, built once and never rebuilt,
 ## one run after the other (a run's suites side by side) with both cores busy beside them; each
@@ -145,10 +146,9 @@ rust-test-build:
 	$(CARGO) test $(RUST_TEST) --all-targets --no-run
 
 ## rust-package: cargo package of the three publishable crates, then cargo install of the packaged
-## CLI, whose monapi must work (scripts/check-crates.sh). At nice 10: make suites runs it beside the
-## suites, which come first (alone, the priority changes nothing).
+## CLI, whose monapi must work (scripts/check-crates.sh)
 rust-package:
-	CARGO="$(CARGO)" nice -n 10 scripts/check-crates.sh
+	CARGO="$(CARGO)" scripts/check-crates.sh
 
 ## lint: formatting, clippy and rustdoc over the workspace (bindings included, with the benchmark-only
 ## code of the Python binding, which is never in a shipped wheel), warnings are errors; the core
