@@ -156,9 +156,8 @@ rust-package:
 ## crate (scripts/check-imports.py); no binding source file over 600 lines (scripts/check-lengths.py);
 ## workspace-hack/ current (scripts/check-features.py); actionlint on the workflows; the command
 ## compiles for Windows (cargo check for x86_64-pc-windows-gnu: no unix-only API outside cfg(unix))
-lint: python-env windows-target
+lint: python-env windows-target clippy
 	$(CARGO) fmt --all -- --check
-	$(MAKE) --no-print-directory clippy
 	$(CARGO) clippy -p monapi --lib -- -D warnings
 	# (the workspace-hack pruned: published, it is the registry's empty stub)
 	deps=$$($(CARGO) tree -p monapi -e normal --prefix none --prune workspace-hack) && ! grep -q '^arrow' <<< "$$deps"
