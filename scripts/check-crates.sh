@@ -11,11 +11,6 @@
 # the builds of `make` instead of compiling everything again in a directory of its own).
 set -euo pipefail
 
-# A packaged manifest has no profile of its own. No debuginfo: the installed command is run
-# twice, never debugged, and its dependencies are then built as the workspace's dev profile
-# builds them (Cargo.toml), so that those whose features agree are not built again.
-export CARGO_PROFILE_DEV_DEBUG=false
-
 cd "$(dirname "$0")/.."
 cargo=${CARGO:-cargo}
 target_dir=${CARGO_TARGET_DIR:-target}
@@ -67,8 +62,24 @@ patches=(
   --config "patch.crates-io.monapi-emulator.path='$work/monapi-emulator-$version'"
 )
 cli=$work/monapi-cli-$version
+# A packaged manifest has no profile of its own: the install gets the workspace's dev profile
+# (Cargo.toml's [profile.dev], as --config settings), so that it builds each dependency whose
+# features agree exactly as the suites' builds did, and reuses it instead of building it again.
+mapfile -t profile < <(python3 -c '
+import json, tomllib
+def settings(path, table):
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from settings(path + [key], value)
+        else:
+            yield ".".join(json.dumps(part) for part in path + [key]) + "=" + json.dumps(value)
+with open("Cargo.toml", "rb") as manifest:
+    for setting in settings(["profile", "dev"], tomllib.load(manifest)["profile"]["dev"]):
+        print("--config")
+        print(setting)
+')
 "$cargo" metadata --format-version 1 --manifest-path "$cli/Cargo.toml" "${patches[@]}" >/dev/null
-"$cargo" install --debug --locked --quiet --path "$cli" --root "$work/root" --target-dir "$target_dir" "${patches[@]}"
+"$cargo" install --debug --locked --quiet --path "$cli" --root "$work/root" --target-dir "$target_dir" "${patches[@]}" "${profile[@]}"
 monapi=$work/root/bin/monapi
 [ "$("$monapi" --version)" = "monapi $version" ] || {
   echo "the installed monapi reports $("$monapi" --version), not monapi $version" >&2
