@@ -65,7 +65,8 @@ cli=$work/monapi-cli-$version
 # A packaged manifest has no profile of its own: the install gets the workspace's dev profile
 # (Cargo.toml's [profile.dev], as --config settings), so that it builds each dependency whose
 # features agree exactly as the suites' builds did, and reuses it instead of building it again.
-mapfile -t profile < <(python3 -c '
+# (An assignment, so that a failure stops the script, as a process substitution's would not.)
+settings=$(python3 -c '
 import json, tomllib
 def settings(path, table):
     for key, value in table.items():
@@ -78,6 +79,7 @@ with open("Cargo.toml", "rb") as manifest:
         print("--config")
         print(setting)
 ')
+mapfile -t profile <<<"$settings"
 "$cargo" metadata --format-version 1 --manifest-path "$cli/Cargo.toml" "${patches[@]}" >/dev/null
 "$cargo" install --debug --locked --quiet --path "$cli" --root "$work/root" --target-dir "$target_dir" "${patches[@]}" "${profile[@]}"
 monapi=$work/root/bin/monapi
