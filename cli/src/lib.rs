@@ -11,6 +11,7 @@ mod logs;
 #[cfg(test)]
 mod reference;
 mod sink;
+mod stop;
 mod sync;
 mod variables;
 
@@ -24,6 +25,7 @@ use monapi::input::{self, Id};
 use monapi::{Client, DateRange, Exit, LogLevel, Monitor, NewServiceTask, Request, TaskList};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
+use stop::StopSignals;
 
 mod request;
 
@@ -40,6 +42,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the emulator of the service on this machine until interrupted.
+    ///
+    /// SIGTERM (what supervisors, container runtimes and test harnesses send) or SIGINT (Ctrl-C)
+    /// stops it cleanly: exit code 0, and with --tls its CA certificate's file removed. On
+    /// Microsoft Windows, Ctrl-C.
     Serve(ServeArgs),
     /// Log in and print the token as JSON (it holds secrets: keep the output safe).
     Token {
@@ -437,20 +443,16 @@ async fn serve(args: ServeArgs) -> std::io::Result<()> {
         ),
         None => String::new(),
     };
-    // Ctrl-C is listened for before the line says so: one sent on reading it would otherwise
-    // find no handler yet and kill the process. Its first poll registers the handler.
-    let mut interrupted = std::pin::pin!(tokio::signal::ctrl_c());
-    let early = futures::FutureExt::now_or_never(interrupted.as_mut());
+    // Listened for before the line says how to stop it: a signal sent on reading it then finds
+    // the handler, not the default action (which would leave the CA's file behind).
+    let stop = StopSignals::listen()?;
     eprintln!(
         "monapi emulator listening on {}{ca} (demo account: client_id {}, username {}; see emulator/README.md); Ctrl-C stops it",
         emulator.base_url(),
         monapi_emulator::DEMO_CLIENT_ID,
         monapi_emulator::DEMO_USERNAME,
     );
-    match early {
-        Some(result) => result?,
-        None => interrupted.await?,
-    }
+    stop.wait().await;
     emulator.stop().await;
     Ok(())
 }

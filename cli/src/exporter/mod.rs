@@ -26,6 +26,7 @@ use tracing::Instrument;
 use tracing_subscriber::Layer as _;
 
 use crate::logs::{LogArgs, Otlp};
+use crate::stop::StopSignals;
 use crate::{exit_of, Connection};
 use metrics::Exposition;
 use refresh::{Failure, Filters, Outcome, Refresher, Shown};
@@ -174,7 +175,7 @@ async fn serve(args: ExporterArgs, logs: LogArgs) -> Result<(), Box<dyn std::err
     let address = listener.local_addr()?;
     // Listened for before the line that says it is up: a SIGTERM or SIGHUP that came between
     // it and the first poll of a lazily made handler would end the process (their default).
-    let (stop, hangups) = (StopSignals::new(), Hangups::new());
+    let (stop, hangups) = (StopSignals::listen()?, Hangups::new());
     tracing::info!(
         "monapi exporter listening on {}://{address}/metrics ({}refresh every {} s, values stale after {} s)",
         if web.tls.is_some() { "https" } else { "http" },
@@ -424,49 +425,6 @@ fn give_back_free_memory() {
     // SAFETY: malloc_trim only releases memory the allocator holds free.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// What asks the exporter to stop: SIGINT (Ctrl-C) or SIGTERM (what supervisors and container
-/// runtimes send); Ctrl-C alone on Windows, which has no SIGTERM.
-struct StopSignals {
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-}
-
-impl StopSignals {
-    fn new() -> StopSignals {
-        #[cfg(unix)]
-        let listen = |kind| tokio::signal::unix::signal(kind).expect("a signal handler");
-        StopSignals {
-            #[cfg(unix)]
-            interrupt: listen(tokio::signal::unix::SignalKind::interrupt()),
-            #[cfg(unix)]
-            terminate: listen(tokio::signal::unix::SignalKind::terminate()),
-        }
-    }
-
-    /// Resolves when asked to stop, and says by what.
-    async fn wait(self) {
-        #[cfg(unix)]
-        let signal = {
-            let StopSignals {
-                mut interrupt,
-                mut terminate,
-            } = self;
-            tokio::select! {
-                _ = interrupt.recv() => "SIGINT",
-                _ = terminate.recv() => "SIGTERM",
-            }
-        };
-        #[cfg(not(unix))]
-        let signal = {
-            let _ = tokio::signal::ctrl_c().await;
-            "Ctrl-C"
-        };
-        tracing::info!("{signal}: shutting down");
     }
 }
 

@@ -84,6 +84,25 @@ impl Served {
     }
 }
 
+impl Served {
+    /// Sends SIGTERM and waits for the command to end (bounded: it must stop by itself).
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        // SAFETY: kill(2) with a pid of our own child, not yet waited for.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) }, 0);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "monapi serve ignored SIGTERM"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -415,7 +434,7 @@ fn failure(output: &Output) -> String {
 
 #[test]
 fn https_with_a_private_ca_from_the_option_or_the_environment() {
-    let served = Served::with(&["--tls"]);
+    let mut served = Served::with(&["--tls"]);
     assert!(served.base_url.starts_with("https://"), "{}", served.base_url);
     let ca = served.ca_path.clone().expect("serve --tls prints its CA's file");
     assert!(std::fs::read_to_string(&ca)
@@ -443,6 +462,12 @@ fn https_with_a_private_ca_from_the_option_or_the_environment() {
     std::fs::copy(&ca, dir.join("company.pem")).unwrap();
     json(&served.run_with(&["agents"], &[("SSL_CERT_DIR", dir.to_str().unwrap())]));
     std::fs::remove_dir_all(&dir).unwrap();
+
+    // SIGTERM (a supervisor's, a test harness's) stops it as Ctrl-C does: exit code 0, and the
+    // CA's file removed.
+    let status = served.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(!std::path::Path::new(&ca).exists(), "{ca} left behind");
 }
 
 #[test]
