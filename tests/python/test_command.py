@@ -106,22 +106,28 @@ def test_signals_reach_the_command_as_they_reach_the_binary(
 
 
 def test_ctrl_c_stops_a_command_without_handlers_of_its_own(emulator: Emulator) -> None:
-    """`monapi serve` leaves SIGINT to its default action: Python's handler, which would only
-    raise KeyboardInterrupt once the command returned, must not stand in its way."""
+    """A command with no handler of its own (a call, here waiting on a slow service) is left to
+    SIGINT's default action: Python's handler, which would only raise KeyboardInterrupt once the
+    command returned, must not stand in its way."""
+    emulator.set_latency(600)
     codes = []
     for command in (SCRIPT, monapi_binary()):
-        serve = subprocess.Popen(
-            [command, "serve", "--port", "0"],
+        before = emulator.counters()["total"]
+        call = subprocess.Popen(
+            [command, "agents"],
             env=demo_env(emulator),
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=subprocess.DEVNULL,
         )
         try:
-            wait_for_line(serve, "http://127.0.0.1:")
-            serve.send_signal(signal.SIGINT)
-            codes.append(serve.wait(timeout=30))
+            # Its login has reached the service: the command waits on the answer.
+            deadline = time.monotonic() + 60
+            while emulator.counters()["total"] == before:
+                assert call.poll() is None and time.monotonic() < deadline, command
+                time.sleep(0.02)
+            call.send_signal(signal.SIGINT)
+            codes.append(call.wait(timeout=30))
         finally:
-            serve.kill()
-            serve.wait()
-    assert codes[0] == codes[1], codes
+            call.kill()
+            call.wait()
+    assert codes == [-signal.SIGINT, -signal.SIGINT], codes
