@@ -90,7 +90,9 @@ async fn connections_share_the_bandwidth_as_one_link() {
 
 #[tokio::test]
 async fn a_new_connection_waits_the_round_trip_and_each_answer_once_more() {
-    let rtt = Duration::from_millis(150);
+    // Wide enough that "not behind the link" holds on a loaded machine too (the test waits it
+    // three times, without CPU).
+    let rtt = Duration::from_millis(600);
     let env = limited(100_000.0, rtt).await;
     let started = Instant::now();
     env.login().await;
