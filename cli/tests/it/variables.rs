@@ -201,4 +201,13 @@ fn serve_takes_its_address_and_tls_from_its_variables() {
         .unwrap_or_else(|| panic!("{line}"));
     // Port 0 asked for a free one, not the default 8080.
     assert!(!url.contains(":8080"), "{line}");
+    // Stopped as a supervisor stops it (SIGTERM): exit code 0, its CA's file gone with it.
+    let ca = line
+        .split_once("private CA certificate: ")
+        .and_then(|(_, rest)| rest.split(';').next())
+        .unwrap_or_else(|| panic!("no CA file in {line}"))
+        .to_string();
+    let (status, lines) = served.stop();
+    assert!(status.success(), "{status:?}: {lines:#?}");
+    assert!(!Path::new(&ca).exists(), "{ca} left behind");
 }
