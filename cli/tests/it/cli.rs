@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
 
+use crate::logs::terminate;
+
 const BIN: &str = env!("CARGO_BIN_EXE_monapi");
 
 /// `monapi serve --port 0`, stopped when dropped.
@@ -36,9 +38,7 @@ impl Served {
             .find(|w| w.starts_with("http://127.0.0.1:") || w.starts_with("https://127.0.0.1:"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_string();
-        let ca_path = line
-            .split_once("private CA certificate: ")
-            .map(|(_, rest)| rest.split(';').next().unwrap().to_string());
+        let ca_path = ca_file(&line);
         Served {
             child,
             base_url,
@@ -84,23 +84,10 @@ impl Served {
     }
 }
 
-impl Served {
-    /// Sends SIGTERM and waits for the command to end (bounded: it must stop by itself).
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        // SAFETY: kill(2) with a pid of our own child, not yet waited for.
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) }, 0);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "monapi serve ignored SIGTERM"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    }
+/// The private CA's file that `monapi serve --tls` names in the line saying it listens.
+pub(crate) fn ca_file(line: &str) -> Option<String> {
+    let (_, rest) = line.split_once("private CA certificate: ")?;
+    rest.split(';').next().map(str::to_string)
 }
 
 impl Drop for Served {
@@ -465,7 +452,7 @@ fn https_with_a_private_ca_from_the_option_or_the_environment() {
 
     // SIGTERM (a supervisor's, a test harness's) stops it as Ctrl-C does: exit code 0, and the
     // CA's file removed.
-    let status = served.terminate();
+    let status = terminate(&mut served.child);
     assert!(status.success(), "{status:?}");
     assert!(!std::path::Path::new(&ca).exists(), "{ca} left behind");
 }

@@ -75,13 +75,26 @@ impl Running {
 
     /// SIGTERM, then every line the process wrote until it exited, and how it exited.
     pub(crate) fn stop(mut self) -> (ExitStatus, Vec<String>) {
-        // SAFETY: kill(2) with a pid of our own child.
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) }, 0);
-        let status = self.child.wait().unwrap();
+        let status = terminate(&mut self.child);
         // The pipe ends with the process: the reader then ends too.
         let rest: Vec<String> = self.lines.iter().collect();
         self.seen.extend(rest);
         (status, std::mem::take(&mut self.seen))
+    }
+}
+
+/// Sends SIGTERM to a long-running `monapi` and waits for it to end: bounded, as it must stop
+/// by itself (the graceful stop of `serve` and `exporter`).
+pub(crate) fn terminate(child: &mut Child) -> ExitStatus {
+    // SAFETY: kill(2) with a pid of our own child, not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "{:?} ignored SIGTERM", child.id());
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use monapi_emulator::{Config, Emulator};
 use serde_json::Value;
 
+use crate::cli::ca_file;
 use crate::export::monapi;
 use crate::exporter::get;
 use crate::logs::Running;
@@ -202,11 +203,7 @@ fn serve_takes_its_address_and_tls_from_its_variables() {
     // Port 0 asked for a free one, not the default 8080.
     assert!(!url.contains(":8080"), "{line}");
     // Stopped as a supervisor stops it (SIGTERM): exit code 0, its CA's file gone with it.
-    let ca = line
-        .split_once("private CA certificate: ")
-        .and_then(|(_, rest)| rest.split(';').next())
-        .unwrap_or_else(|| panic!("no CA file in {line}"))
-        .to_string();
+    let ca = ca_file(&line).unwrap_or_else(|| panic!("no CA file in {line}"));
     let (status, lines) = served.stop();
     assert!(status.success(), "{status:?}: {lines:#?}");
     assert!(!Path::new(&ca).exists(), "{ca} left behind");
