@@ -23,7 +23,12 @@ const OFFSET: i64 = 8 * 3600;
 
 /// A site report of today (as explicit dates, so that every request has one cache key).
 async fn report(env: &Env, token: &str, task: u32) -> Reply {
-    let day = env.emu.today().format("%Y-%m-%d").to_string();
+    report_on(env, token, task, env.emu.today()).await
+}
+
+/// A site report of `day`.
+async fn report_on(env: &Env, token: &str, task: u32, day: chrono::NaiveDate) -> Reply {
+    let day = day.format("%Y-%m-%d").to_string();
     let path = format!("/v2/site/report/{task}.json");
     let reply = env
         .get_auth(token, &path, &[("start_date", &day), ("end_date", &day)])
@@ -232,14 +237,17 @@ async fn a_failing_site_is_down_at_every_point_from_the_moment_on() {
 async fn recover_site_ends_the_faults_and_later_checks_are_up_again() {
     let env = start().await;
     let token = env.login().await;
-    let before = report(&env, &token, 20004).await; // a thirty-minute task
+    // Every report of the day the site fails on: the recovery's check can be the next day's
+    // first (from 23:30 on, in the emulator's time zone).
+    let day = env.emu.today();
+    let before = report_on(&env, &token, 20004, day).await; // a thirty-minute task
     assert_eq!(
         env.emu.recover_site(20004).unwrap(),
         None,
         "not failing: nothing to end"
     );
     let start = env.emu.fail_site(20004).unwrap();
-    let failing = report(&env, &token, 20004).await;
+    let failing = report_on(&env, &token, 20004, day).await;
     let now = chrono::Utc::now().timestamp();
     let end = env.emu.recover_site(20004).unwrap().expect("it was failing");
     // The check after the moment of recovery: the moment's own check (at `end - 1800`) failed.
@@ -250,7 +258,7 @@ async fn recover_site_ends_the_faults_and_later_checks_are_up_again() {
     // Until the clock reaches that check, the fault goes on: the clock is moved there.
     env.emu.set_now(chrono::DateTime::from_timestamp(end, 0)).unwrap();
 
-    let after = report(&env, &token, 20004).await;
+    let after = report_on(&env, &token, 20004, day).await;
     assert_ne!(
         after.bytes, failing.bytes,
         "the failing body is not served after recovery"
@@ -314,7 +322,7 @@ async fn recover_site_ends_the_faults_and_later_checks_are_up_again() {
     // Failing again within the check of the recovery carries the same outage on.
     env.emu.set_now(chrono::DateTime::from_timestamp(now, 0)).unwrap();
     assert_eq!(env.emu.fail_site(20004).unwrap(), start);
-    assert_eq!(report(&env, &token, 20004).await.bytes, failing.bytes);
+    assert_eq!(report_on(&env, &token, 20004, day).await.bytes, failing.bytes);
 }
 
 #[tokio::test]
