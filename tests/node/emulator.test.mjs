@@ -318,7 +318,9 @@ test('failSite: every point of the site is down from the moment on; recoverSite 
   assert.equal(emu.recoverSite(20003n), null, 'not failing any more')
   // The fault ends once the clock reaches its first check up again.
   emu.setNow(new Date(up * 1000))
-  const recovered = await client.siteReport(20003)
+  // The day of the outage: from 23:45 (+08:00) on, the recovery's check is the next day's.
+  const day = new Date((since + 8 * 3600) * 1000).toISOString().slice(0, 10)
+  const recovered = await client.siteReport(20003, { startDate: day, endDate: day })
   for (const [key, point] of Object.entries(recovered)) {
     for (const [ts, rate] of Object.entries(point.uprate)) {
       if (Number(ts) >= since && Number(ts) < up) assert.equal(rate.uprate, '0.00', `${key} at ${ts}`)

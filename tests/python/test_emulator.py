@@ -260,7 +260,9 @@ def test_fail_site_and_recover_site(emulator: Emulator, client: monapi.Client) -
     assert emulator.recover_site(20003) is None  # not failing any more
     # The fault ends once the clock reaches its first check up again.
     emulator.set_now(datetime.datetime.fromtimestamp(up, datetime.UTC))
-    recovered = client.site_report(20003)
+    # The day of the outage: from 23:45 (+08:00) on, the recovery's check is the next day's.
+    day = datetime.datetime.fromtimestamp(since, datetime.timezone(datetime.timedelta(hours=8)))
+    recovered = client.site_report(20003, start_date=day.date(), end_date=day.date())
     for key, point in recovered.items():
         for ts, rate in point["uprate"].items():
             if since <= int(ts) < up:
