@@ -1,6 +1,7 @@
 //! The exposition: the data metrics rendered once per refresh (Prometheus text format 0.0.4,
-//! written by the `prometheus` crate's encoder straight into gzip: a thousand sites' text is
-//! 20 MB, its gzip 2), and the exporter's own metrics, rendered at each scrape.
+//! written by the `prometheus` crate's encoder straight into deflate: a thousand sites' text is
+//! 20 MB, compressed 2), and the exporter's own metrics, rendered at each scrape and compressed
+//! after the data's, into one gzip member ([`Rendered::member`]).
 //!
 //! Series per site task: (points + 1, the average) x (1 up + 1 availability + 3 uptime + 3
 //! response time + 4 phases + 1 last check), plus points x (1 ongoing + 3 faults + 3
@@ -12,7 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
-use flate2::write::GzEncoder;
+use flate2::write::DeflateEncoder;
+use flate2::{Compression, CrcWriter};
 use prometheus::proto::{Gauge, LabelPair, Metric, MetricFamily, MetricType};
 use prometheus::{Encoder, IntCounterVec, Opts, Registry, TextEncoder};
 
@@ -21,9 +23,62 @@ use super::refresh::{Outcome, PointState, SiteState, Snapshot, Task, WINDOWS};
 /// The content type of the text format.
 pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// One rendering of the data metrics, gzipped (a plain scrape decompresses it as it goes).
+/// One rendering of the data metrics: the start of a gzip member, made once per refresh. A
+/// scrape ends the member with the exporter's own metrics ([`Rendered::member`]).
+///
+/// One member, not the data's and the exporter's own as two: RFC 1952 allows several, but
+/// curl, reqwest, flate2's `GzDecoder` and others read the first only, and lost the exporter's
+/// own metrics. Deflate blocks may follow one another from two compressors as long as the
+/// first stream was flushed to a byte boundary and not ended (as pigz joins its pieces), so
+/// the data's blocks are compressed once and the exporter's follow them at each scrape; the
+/// member's trailer, the CRC-32 and length of the whole text, continues the data's.
 pub(crate) struct Rendered {
-    pub(crate) gzip: Bytes,
+    /// The gzip header and the data's deflate blocks, sync-flushed, none of them final.
+    head: Bytes,
+    /// CRC-32 of the data's text.
+    crc: u32,
+    /// Its length (modulo 2^32, as the trailer has it).
+    len: u32,
+}
+
+/// The gzip header: deflate, no flags, no time, no extra field, operating system unknown.
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+
+/// Compression of the exposition: the fastest level (the data's 20 MB are compressed at every
+/// refresh, and scrapes come on a local network).
+fn level() -> Compression {
+    Compression::fast()
+}
+
+impl Rendered {
+    /// The text `write` writes, compressed as the start of a member.
+    fn new(write: impl FnOnce(&mut dyn std::io::Write)) -> Rendered {
+        let mut encoder = CrcWriter::new(DeflateEncoder::new(GZIP_HEADER.to_vec(), level()));
+        write(&mut encoder);
+        let (crc, len) = (encoder.crc().sum(), encoder.crc().amount());
+        let mut deflate = encoder.into_inner();
+        // A sync flush: every block so far written out, ending on a byte boundary, none final.
+        deflate.flush().expect("writing to memory");
+        let head = std::mem::take(deflate.get_mut());
+        Rendered {
+            head: Bytes::from(head),
+            crc,
+            len,
+        }
+    }
+
+    /// The whole gzip member of the data, then `own`: the head made at the refresh, and
+    /// `own`'s deflate blocks (the last one final) with the trailer of the whole text.
+    pub(crate) fn member(&self, own: &[u8]) -> [Bytes; 2] {
+        let mut tail = DeflateEncoder::new(Vec::with_capacity(own.len() / 4 + 16), level());
+        tail.write_all(own).expect("writing to memory");
+        let mut tail = tail.finish().expect("writing to memory");
+        let mut crc = crc32fast::Hasher::new_with_initial(self.crc);
+        crc.update(own);
+        tail.extend_from_slice(&crc.finalize().to_le_bytes());
+        tail.extend_from_slice(&self.len.wrapping_add(own.len() as u32).to_le_bytes());
+        [self.head.clone(), Bytes::from(tail)]
+    }
 }
 
 /// What a scrape serves: the last rendering and the exporter's own metrics.
@@ -95,10 +150,8 @@ impl Exposition {
         build.with_label_values(&[env!("CARGO_PKG_VERSION")]).set(1);
         own.register(Box::new(build)).expect("registered once");
         Exposition {
-            // Before the first refresh: no data metric (an empty text, gzipped).
-            data: RwLock::new(Arc::new(Rendered {
-                gzip: Bytes::from(gzip(b"")),
-            })),
+            // Before the first refresh: no data metric (an empty text).
+            data: RwLock::new(Arc::new(Rendered::new(|_| {}))),
             own,
             up,
             last_refresh,
@@ -114,10 +167,8 @@ impl Exposition {
 
     /// Renders a refresh's snapshot and makes it what scrapes serve.
     pub(crate) fn publish(&self, outcome: Outcome) {
-        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        render(&outcome.snapshot, &mut encoder);
-        let gzip = Bytes::from(encoder.finish().expect("writing to memory"));
-        *self.data.write().expect("never poisoned") = Arc::new(Rendered { gzip });
+        let rendered = Rendered::new(|out| render(&outcome.snapshot, out));
+        *self.data.write().expect("never poisoned") = Arc::new(rendered);
         for failure in &outcome.failures {
             let error = &failure.error;
             let endpoint = error.endpoint().map_or("none", |e| e.name());
@@ -170,14 +221,6 @@ impl Exposition {
             .expect("metrics encode");
         (data, String::from_utf8(own).expect("the text format is UTF-8"))
     }
-}
-
-/// `data` as a gzip member (a scrape sends two members: the data's, made once, and the
-/// exporter's own; a gzip stream may hold several).
-pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 8), flate2::Compression::fast());
-    encoder.write_all(data).expect("writing to memory");
-    encoder.finish().expect("writing to memory")
 }
 
 /// Writes the text of every data metric of `snapshot` to `out`, family after family (only
@@ -635,5 +678,26 @@ mod tests {
         assert!(own.contains("monapi_up 0"), "{own}");
         assert!(own.contains("monapi_exporter_build_info{version="), "{own}");
         assert!(!exposition.refreshed());
+    }
+
+    #[test]
+    fn a_scrape_is_one_gzip_member_that_decoders_of_one_member_read_whole() {
+        let own = "monapi_up 1\n";
+        // A text of many deflate blocks, and the empty one of before the first refresh.
+        for data in [rendered().repeat(200), String::new()] {
+            let rendered = Rendered::new(|out| out.write_all(data.as_bytes()).unwrap());
+            // Two scrapes of one rendering, each with the exporter's own metrics of its time.
+            for own in [own, "monapi_up 0\n"] {
+                let [head, tail] = rendered.member(own.as_bytes());
+                let member = [&head[..], &tail[..]].concat();
+                // A decoder of one member, which checks the trailer (CRC-32 and length)...
+                let mut decoder = flate2::bufread::GzDecoder::new(&member[..]);
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut decoder, &mut text).unwrap();
+                assert!(text == format!("{data}{own}"), "{} bytes", text.len());
+                // ... reads the whole answer.
+                assert_eq!(decoder.into_inner().len(), 0);
+            }
+        }
     }
 }

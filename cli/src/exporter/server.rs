@@ -16,7 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 
 use super::auth;
-use super::metrics::{gzip, Exposition, CONTENT_TYPE};
+use super::metrics::{Exposition, CONTENT_TYPE};
 use super::tls::TlsListener;
 use super::web_config::WebConfig;
 
@@ -53,8 +53,8 @@ pub(crate) async fn serve(
             axum::serve(listener, app).with_graceful_shutdown(shutdown).await
         }
         None => {
-            // A scrape's answer is two writes (the data's gzip member, then the exporter's own):
-            // with Nagle's algorithm the second waited for the scraper's delayed ACK, 40 ms.
+            // A scrape's answer is two writes (the data's compressed blocks, then the exporter's
+            // own): with Nagle's algorithm the second waited for the scraper's delayed ACK, 40 ms.
             let listener = listener.tap_io(|stream| {
                 let _ = stream.set_nodelay(true);
             });
@@ -63,9 +63,8 @@ pub(crate) async fn serve(
     }
 }
 
-/// The last rendering and the exporter's own metrics: two gzip members when the scraper
-/// accepts gzip (Prometheus does), the data's made once per refresh; otherwise the data
-/// decompressed as it is sent, then the exporter's own.
+/// The last rendering and the exporter's own metrics, one gzip member: sent as it is when the
+/// scraper accepts gzip (Prometheus does), decompressed as it is sent otherwise.
 async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) -> Response {
     let (data, own) = exposition.scrape();
     let gzipped = headers
@@ -79,11 +78,11 @@ async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) 
                 .next()
                 .is_some_and(|c| c.trim().eq_ignore_ascii_case("gzip"))
         });
+    let member = data.member(own.as_bytes());
     let body = if gzipped {
-        let parts = [data.gzip.clone(), Bytes::from(gzip(own.as_bytes()))];
-        Body::from_stream(futures::stream::iter(parts.map(Ok::<_, std::io::Error>)))
+        Body::from_stream(futures::stream::iter(member.map(Ok::<_, std::io::Error>)))
     } else {
-        Body::from_stream(decompressed(data.gzip.clone(), Bytes::from(own)))
+        Body::from_stream(decompressed(member))
     };
     let mut response = Response::new(body);
     let headers = response.headers_mut();
@@ -97,12 +96,13 @@ async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) 
     response
 }
 
-/// `gzip` decompressed in pieces of 64 KiB on the blocking pool, then `tail`: a plain scrape
-/// never holds the whole text.
-fn decompressed(gzip: Bytes, tail: Bytes) -> impl futures::Stream<Item = std::io::Result<Bytes>> {
+/// A gzip member in two parts, decompressed in pieces of 64 KiB on the blocking pool: a plain
+/// scrape never holds the whole text.
+fn decompressed([head, tail]: [Bytes; 2]) -> impl futures::Stream<Item = std::io::Result<Bytes>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(4);
     tokio::task::spawn_blocking(move || {
-        let mut reader = flate2::read::GzDecoder::new(&gzip[..]);
+        let parts = std::io::Read::chain(&head[..], &tail[..]);
+        let mut reader = flate2::read::GzDecoder::new(parts);
         loop {
             let mut piece = vec![0; 64 * 1024];
             match std::io::Read::read(&mut reader, &mut piece) {
@@ -120,7 +120,6 @@ fn decompressed(gzip: Bytes, tail: Bytes) -> impl futures::Stream<Item = std::io
                 }
             }
         }
-        let _ = sender.blocking_send(Ok(tail));
     });
     futures::stream::unfold(receiver, |mut receiver| async move {
         receiver.recv().await.map(|piece| (piece, receiver))

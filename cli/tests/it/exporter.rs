@@ -439,16 +439,17 @@ fn the_metrics_equal_what_the_tables_give_and_promtool_accepts_them() {
         String::from_utf8_lossy(&checked.stdout),
         String::from_utf8_lossy(&checked.stderr)
     );
-    // Gzipped: two members, the same text.
+    // Gzipped: the same text, in one gzip member (curl and reqwest read only the first).
     let (head, gzipped) = exporter.get("/metrics", true);
     assert!(
         head.to_ascii_lowercase().contains("content-encoding: gzip"),
         "{head}"
     );
     let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(&gzipped[..])
-        .read_to_end(&mut text)
-        .unwrap();
+    let mut member = flate2::bufread::GzDecoder::new(&gzipped[..]);
+    member.read_to_end(&mut text).unwrap();
+    assert_eq!(member.into_inner().len(), 0, "bytes after the gzip member");
+    assert!(String::from_utf8_lossy(&text).contains("\nmonapi_up "));
     let data = |bytes: &[u8]| {
         String::from_utf8(bytes.to_vec())
             .unwrap()
