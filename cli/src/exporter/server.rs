@@ -67,17 +67,7 @@ pub(crate) async fn serve(
 /// scraper accepts gzip (Prometheus does), decompressed as it is sent otherwise.
 async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) -> Response {
     let (data, own) = exposition.scrape();
-    let gzipped = headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|coding| {
-            coding
-                .split(';')
-                .next()
-                .is_some_and(|c| c.trim().eq_ignore_ascii_case("gzip"))
-        });
+    let gzipped = accepts_gzip(&headers);
     let member = data.member(own.as_bytes());
     let body = if gzipped {
         Body::from_stream(futures::stream::iter(member.map(Ok::<_, std::io::Error>)))
@@ -94,6 +84,25 @@ async fn metrics(State(exposition): State<Arc<Exposition>>, headers: HeaderMap) 
         headers.insert(header::CONTENT_ENCODING, "gzip".parse().expect("a header value"));
     }
     response
+}
+
+/// Whether `Accept-Encoding` names gzip (or its old name x-gzip) with a weight above 0
+/// (RFC 9110, 12.5.3: `gzip;q=0` refuses it).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts.any(|parameter| {
+                let (key, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+                key.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+            });
+            (name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip")) && !refused
+        })
 }
 
 /// A gzip member in two parts, decompressed in pieces of 64 KiB on the blocking pool: a plain
@@ -157,4 +166,28 @@ async fn ready(State(exposition): State<Arc<Exposition>>) -> impl IntoResponse {
 
 fn json(status: StatusCode, body: String) -> impl IntoResponse {
     (status, [(header::CONTENT_TYPE, "application/json")], body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_is_sent_when_accepted_with_a_weight_above_0() {
+        let accepts = |values: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(header::ACCEPT_ENCODING, value.parse().unwrap());
+            }
+            accepts_gzip(&headers)
+        };
+        assert!(accepts(&["gzip"]));
+        assert!(accepts(&["deflate, GZip;q=0.5"]));
+        assert!(accepts(&["br", "x-gzip"]));
+        assert!(!accepts(&[]));
+        assert!(!accepts(&["identity"]));
+        assert!(!accepts(&["gzip;q=0"]));
+        assert!(!accepts(&["deflate, gzip ; q=0.000"]));
+        assert!(!accepts(&["gzipped"]));
+    }
 }
