@@ -150,6 +150,45 @@ fn shown_url(url: &str) -> String {
     }
 }
 
+/// Where the calls' connections go, for the error of one that could not be made: the service's
+/// `host:port`, or the proxy's when one is given (its host and port only: its URL may hold a
+/// password). Without one, a proxy variable of the environment (`env`, which reqwest reads as
+/// well) may carry the calls, unless `NO_PROXY` spares the host: both are named.
+pub(crate) fn connection_target(
+    base_url: &str,
+    proxy: Option<&Proxy>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    let address = |url: &reqwest::Url| match (url.host_str(), url.port_or_known_default()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_string(),
+        _ => String::new(),
+    };
+    let service = reqwest::Url::parse(base_url)
+        .map(|url| address(&url))
+        .unwrap_or_default();
+    match proxy {
+        Some(Proxy::Url(url)) => {
+            let proxy = reqwest::Url::parse(url.expose()).map(|url| address(&url));
+            format!("the proxy {}", proxy.unwrap_or_default())
+        }
+        Some(Proxy::Off) => service,
+        None => {
+            let variables: &[&str] = match base_url.starts_with("https:") {
+                true => &["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"],
+                false => &["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"],
+            };
+            match variables
+                .iter()
+                .find(|name| env(name).is_some_and(|v| !v.trim().is_empty()))
+            {
+                Some(name) => format!("{service} (or the proxy {name} names)"),
+                None => service,
+            }
+        }
+    }
+}
+
 /// A checked proxy URL: http or https, a host, nothing but a user and password besides.
 pub(crate) fn check_proxy(url: &Secret) -> Result<reqwest::Url> {
     let refused = |rule: &str| Error::invalid_input(None, "proxy", rule.to_string());
@@ -504,6 +543,41 @@ mod tests {
         }
         assert!(check_proxy(&Secret::new("http://u:pw@proxy.corp:3128")).is_ok());
         assert!(check_proxy(&Secret::new("https://proxy.corp")).is_ok());
+    }
+
+    #[test]
+    fn a_failed_connection_names_where_it_went_and_never_the_proxy_password() {
+        let target = |base: &str, proxy: Option<Proxy>, variables: &[(&str, &str)]| {
+            let env = |name: &str| {
+                let found = variables.iter().find(|(key, _)| *key == name);
+                found.map(|(_, value)| value.to_string())
+            };
+            connection_target(base, proxy.as_ref(), &env)
+        };
+        assert_eq!(target("http://127.0.0.1:8080", None, &[]), "127.0.0.1:8080");
+        assert_eq!(
+            target("https://api.example.com/", None, &[]),
+            "api.example.com:443"
+        );
+        let password = Proxy::Url(Secret::new("http://me:pw-42@proxy.corp:3128"));
+        assert_eq!(
+            target("https://api.example.com", Some(password), &[]),
+            "the proxy proxy.corp:3128"
+        );
+        let proxied = [
+            ("HTTPS_PROXY", "http://me:pw-42@proxy.corp:3128"),
+            ("HTTP_PROXY", " "),
+        ];
+        assert_eq!(
+            target("https://api.example.com", None, &proxied),
+            "api.example.com:443 (or the proxy HTTPS_PROXY names)"
+        );
+        // HTTP_PROXY is blank: a plain-HTTP service goes straight, as with the proxy turned off.
+        assert_eq!(target("http://10.0.0.1", None, &proxied), "10.0.0.1:80");
+        assert_eq!(
+            target("https://api.example.com", Some(Proxy::Off), &proxied),
+            "api.example.com:443"
+        );
     }
 
     /// A bundle named by the variables is read once per process while it stays as it is, and

@@ -196,6 +196,8 @@ pub(crate) struct Transport {
     max_response_bytes: usize,
     /// The service's host, for errors about its certificate.
     host: String,
+    /// Where connections go, for the error of one that could not be made.
+    connection_target: String,
     /// The service's port, for the spans.
     port: u16,
     /// Whether requests carry the caller's `traceparent`.
@@ -229,6 +231,10 @@ impl Transport {
             // the bound that keeps idle read buffers from adding up.
             .pool_max_idle_per_host(config.max_connections.min(MAX_IDLE_CONNECTIONS))
             .tcp_nodelay(true);
+        let connection_target =
+            network::connection_target(&config.base_url, config.proxy.as_ref(), &|name: &str| {
+                std::env::var(name).ok()
+            });
         let http = network::configure(builder, &config.extra_ca_pem, config.proxy.as_ref())?
             .build()
             .map_err(|e| {
@@ -253,6 +259,7 @@ impl Transport {
             connections: Arc::new(tokio::sync::Semaphore::new(config.max_connections)),
             max_response_bytes: config.max_response_bytes,
             host,
+            connection_target,
             port,
             propagate_trace_context: config.propagate_trace_context,
             language: config.language,
@@ -689,7 +696,12 @@ impl Transport {
                     "the body was cut short",
                 )
             } else if unsent {
-                (error_chain(error), "no connection")
+                let message = format!(
+                    "could not connect to {}: {}",
+                    self.connection_target,
+                    error_chain(error)
+                );
+                (message, "no connection")
             } else {
                 (error_chain(error), "the connection broke before the answer")
             };

@@ -211,7 +211,10 @@ test('stop: idempotent; knobs then fail with INVALID_INPUT, calls with CONNECTIO
   assert.equal(emu.stopped, true)
   assert.equal(throws(() => emu.counters(), 'INVALID_INPUT').field, 'emulator')
   throws(() => emu.expireTokens(), 'INVALID_INPUT')
-  await rejects(client.agents(), 'CONNECTION')
+  const refused = await rejects(client.agents(), 'CONNECTION')
+  // Where the connection went, so that a wrong baseUrl or port shows.
+  const address = emu.baseUrl.replace('http://', '')
+  assert.ok(refused.message.includes(`could not connect to ${address}:`), refused.message)
 })
 
 /**

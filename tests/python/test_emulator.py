@@ -82,8 +82,12 @@ def test_knobs_counters_reset_and_stop(emulator: Emulator) -> None:
     emulator.stop()  # idempotent
     with pytest.raises(RuntimeError):
         emulator.counters()
-    with pytest.raises(monapi.ConnectionError):
-        emulator.client(max_retries=0).agents()
+    client = emulator.client(max_retries=0)
+    with pytest.raises(monapi.ConnectionError) as refused:
+        client.agents()
+    # Where the connection went, so that a wrong base_url or port shows.
+    address = client.base_url.removeprefix("http://")
+    assert f"could not connect to {address}:" in str(refused.value)
 
 
 def test_bad_knob_values(emulator: Emulator) -> None:

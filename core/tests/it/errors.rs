@@ -133,6 +133,12 @@ async fn connection_refused_is_a_connection_error() {
         .unwrap();
     let err = client.agents().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Connection, "{err:?}");
+    // Where the connection went, so that a wrong base_url or port shows.
+    let message = err.to_string();
+    assert!(
+        message.contains(&format!("could not connect to 127.0.0.1:{port}")),
+        "{message}"
+    );
     assert_no_secret(&format!("{err} {err:?}"), &[]);
 }
 
