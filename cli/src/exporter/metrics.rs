@@ -46,19 +46,18 @@ const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
 
 /// Compression of the exposition: the fastest level (the data's 20 MB are compressed at every
 /// refresh, and scrapes come on a local network).
-fn level() -> Compression {
-    Compression::fast()
-}
+const LEVEL: Compression = Compression::fast();
 
 impl Rendered {
     /// The text `write` writes, compressed as the start of a member.
     fn new(write: impl FnOnce(&mut dyn std::io::Write)) -> Rendered {
-        let mut encoder = CrcWriter::new(DeflateEncoder::new(GZIP_HEADER.to_vec(), level()));
+        let mut encoder = CrcWriter::new(DeflateEncoder::new(GZIP_HEADER.to_vec(), LEVEL));
         write(&mut encoder);
         let (crc, len) = (encoder.crc().sum(), encoder.crc().amount());
         let mut deflate = encoder.into_inner();
         // A sync flush: every block so far written out, ending on a byte boundary, none final.
         deflate.flush().expect("writing to memory");
+        // (Dropped, the encoder ends its stream into the emptied vector, which goes with it.)
         let head = std::mem::take(deflate.get_mut());
         Rendered {
             head: Bytes::from(head),
@@ -70,7 +69,7 @@ impl Rendered {
     /// The whole gzip member of the data, then `own`: the head made at the refresh, and
     /// `own`'s deflate blocks (the last one final) with the trailer of the whole text.
     pub(crate) fn member(&self, own: &[u8]) -> [Bytes; 2] {
-        let mut tail = DeflateEncoder::new(Vec::with_capacity(own.len() / 4 + 16), level());
+        let mut tail = DeflateEncoder::new(Vec::with_capacity(own.len() / 4 + 16), LEVEL);
         tail.write_all(own).expect("writing to memory");
         let mut tail = tail.finish().expect("writing to memory");
         let mut crc = crc32fast::Hasher::new_with_initial(self.crc);
