@@ -31,7 +31,7 @@ $(NODE_STAMP): package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
-## node-build: release build (NODE_PROFILE=debug: debug) of the addon with napi into bindings-node/ (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi), then the TypeScript layer (bindings-node/ts/) compiled by tsc into bindings-node/index.js, index.d.ts and lib/
+## node-build: release build (NODE_PROFILE=debug: debug) of the addon by cargo into bindings-node/ (the release one reuses the dependencies the command's release build compiled) (regenerates native.d.ts/native.js in $(NODE_TARGET_DIR)/napi), then the TypeScript layer (bindings-node/ts/) compiled by tsc into bindings-node/index.js, index.d.ts and lib/
 node-build: node-env
 	$(NODE_ENV_VARS) $(NODE) bindings-node/scripts/build.mjs $(if $(filter debug,$(NODE_PROFILE)),--debug)
 

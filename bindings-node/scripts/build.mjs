@@ -2,19 +2,20 @@
 // Builds the native addon and the TypeScript layer with tsc (devDependencies; nothing is
 // downloaded).
 //
-// The release build (the package, the demo, the bench) is @napi-rs/cli's `napi build`, for the
-// explicit target triple. The debug build (`--debug`: the suites, make test) is cargo's own
-// build of the crate for the host, in the target directory and with the features of
-// `cargo test --workspace` (one feature set for every member: the workspace-hack crate), so
-// that it reuses what the test build compiled; the declarations come from the same
+// Both builds, release (the package, the demo, the bench) and debug (`--debug`: the suites, make
+// test), are cargo's own build of the crate for the host, in the target directory and with the
+// features of every other build of the workspace (one feature set for every member: the
+// workspace-hack crate): the debug one reuses what `cargo test` compiled, the release one what
+// the command's release build compiled (`napi build` passes an explicit --target, a tree of its
+// own, so make demo compiled the dependencies once more for it). The declarations come from the
 // intermediate type definitions napi-derive writes, rendered by @napi-rs/cli's
-// `generateTypeDef`, as `napi build` does.
+// `generateTypeDef`, as `napi build` does. The release workflow builds each platform's addon
+// with `napi build` itself.
 //
-// napi writes the addon and the declarations of its exports (native.d.ts, from the Rust source)
-// into a staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi); this script
-// writes the loader (native.js) there too, generated from package.json's napi.targets by
-// platforms.mjs: napi's own loader would name packages for every platform napi-rs knows and
-// under other names than ours. The addon is copied into bindings-node/ (the loader's local
+// The addon and the declarations of its exports (native.d.ts, from the Rust source) go into a
+// staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi), with the loader
+// (native.js), generated from package.json's napi.targets by platforms.mjs: napi's own loader
+// would name packages for every platform napi-rs knows and under other names than ours. The addon is copied into bindings-node/ (the loader's local
 // build, in a checkout); the generated files are not: the committed bindings-node/native.* are
 // what the package ships, and tests/node/generated.test.mjs fails when they differ from what
 // the current sources generate. `--accept` copies them over (then commit them).
@@ -47,8 +48,6 @@ const outDir = join(targetDir, 'napi')
 const GENERATED = ['native.js', 'native.d.ts']
 
 const require = createRequire(import.meta.url)
-const cliPackage = require.resolve('@napi-rs/cli/package.json', { paths: [root] })
-const cli = join(dirname(cliPackage), JSON.parse(readFileSync(cliPackage, 'utf8')).bin.napi)
 
 for (const name of existsSync(outDir) ? readdirSync(outDir) : []) {
   if (name.endsWith('.node')) rmSync(join(outDir, name))
@@ -67,16 +66,26 @@ function hostTriple() {
 
 /**
  * `cargo build` of the crate's library for the host with napi-derive's type definitions written
- * into `typeDefDir`; returns the path of the built cdylib. The type definitions are written only
- * when the crate compiles: when cargo finds it fresh but they are missing (the directory was
- * cleaned), it is built again, forced through the variable napi-build watches.
+ * into `typeDefDir`; returns the path of the built cdylib. When `release`, the cdylib alone
+ * (`cargo rustc --crate-type cdylib`, as maturin builds the wheel): with the rlib of Cargo.toml
+ * beside it, every dependency's thin LTO would keep objects as well as bitcode, another build of
+ * each than the command's release build.
+ * The type definitions are written only when the crate compiles: when cargo finds it fresh but
+ * they are missing (the directory was cleaned), it is built again, forced through the variable
+ * napi-build watches.
  */
-function cargoHostBuild(typeDefDir) {
+function cargoHostBuild(typeDefDir, release) {
   const cargo = process.env.CARGO || 'cargo'
   const build = (extraEnv) => {
     const run = spawnSync(
       cargo,
-      ['build', '--lib', '--message-format=json-render-diagnostics', '--manifest-path', join(crate, 'Cargo.toml')],
+      [
+        ...(release ? ['rustc', '--release', '--crate-type', 'cdylib'] : ['build']),
+        '--lib',
+        '--message-format=json-render-diagnostics',
+        '--manifest-path',
+        join(crate, 'Cargo.toml'),
+      ],
       {
         cwd: root,
         env: { ...process.env, CARGO_TARGET_DIR: targetDir, NAPI_TYPE_DEF_TMP_FOLDER: typeDefDir, ...extraEnv },
@@ -106,55 +115,22 @@ function cargoHostBuild(typeDefDir) {
   return build({ NAPI_FORCE_BUILD_MONAPI_NODE: String(Date.now()) })
 }
 
-if (args.has('--debug')) {
-  const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER || join(outDir, 'type-def')
-  mkdirSync(typeDefDir, { recursive: true })
-  const host = hostTriple()
-  const shipped = (await readPlatforms()).find((p) => p.triple === host)
-  if (!shipped) {
-    console.error(`this machine (${host}) is not one of package.json's napi.targets`)
-    process.exit(1)
-  }
-  const library = cargoHostBuild(typeDefDir)
-  const napi = require(require.resolve('@napi-rs/cli', { paths: [root] }))
-  const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root })
-  mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, 'native.d.ts'), dts)
-  copyFileSync(library, join(outDir, shipped.addon))
-} else {
-  buildWithNapi()
-}
-
-function buildWithNapi() {
-  const napiArgs = [
-    cli,
-    'build',
-    '--platform',
-    '--manifest-path',
-    join(crate, 'Cargo.toml'),
-    '--package-json-path',
-    join(root, 'package.json'),
-    '--target-dir',
-    targetDir,
-    '--output-dir',
-    outDir,
-    '--no-js',
-    '--dts',
-    'native.d.ts',
-    '--release',
-  ]
-  const run = spawnSync(process.execPath, napiArgs, { cwd: root, stdio: 'inherit' })
-  if (run.status !== 0) {
-    console.error(`napi build failed (exit ${run.status ?? run.signal})`)
-    process.exit(run.status || 1)
-  }
-}
-
-const addons = readdirSync(outDir).filter((name) => name.endsWith('.node'))
-if (addons.length === 0) {
-  console.error(`napi build wrote no .node file into ${outDir}`)
+const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER || join(outDir, 'type-def')
+mkdirSync(typeDefDir, { recursive: true })
+const host = hostTriple()
+const shipped = (await readPlatforms()).find((p) => p.triple === host)
+if (!shipped) {
+  console.error(`this machine (${host}) is not one of package.json's napi.targets`)
   process.exit(1)
 }
+const library = cargoHostBuild(typeDefDir, !args.has('--debug'))
+const napi = require(require.resolve('@napi-rs/cli', { paths: [root] }))
+const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root })
+mkdirSync(outDir, { recursive: true })
+writeFileSync(join(outDir, 'native.d.ts'), dts)
+copyFileSync(library, join(outDir, shipped.addon))
+
+const addons = [shipped.addon]
 writeFileSync(join(outDir, 'native.js'), loaderSource(await readPlatforms()))
 
 for (const name of readdirSync(crate)) {

@@ -1,6 +1,6 @@
 // @ts-check
 // The generated loader and declarations cannot drift: `make node-build` writes them into
-// $CARGO_TARGET_DIR/napi (the declarations from the current Rust source by napi build, the
+// $CARGO_TARGET_DIR/napi (the declarations from the current Rust source, as napi build writes them, the
 // loader from package.json's napi.targets), and they must equal the committed
 // bindings-node/native.js and native.d.ts (`make node-dts` updates those). The addon in
 // bindings-node/ must be the one that build produced.
