@@ -622,7 +622,8 @@ pub const ERRORS: &[ErrorCode] = &[
                day fetched again.)",
         retried: "Never.",
         action: "Check the file or directory the error names: its permissions, the free space, \
-                 that it is the store's.",
+                 that it is the store's. A store on disk needs a file system with hard links \
+                 (not FAT or exFAT, nor some network shares); elsewhere, keep it in a bucket.",
         python: "StoreError",
     },
 ];

@@ -171,7 +171,7 @@ fn create_local(root: &Path, key: &str, bytes: &[u8]) -> Result<bool> {
         .and_then(|()| match fs::hard_link(&tmp, &path) {
             Ok(()) => Ok(true),
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-            Err(error) => Err(io_error(&path, "could not be put in place", &error)),
+            Err(error) => Err(link_error(&path, &error)),
         });
     let _ = fs::remove_file(&tmp);
     let created = linked?;
@@ -270,5 +270,47 @@ pub(crate) fn io_error(path: &Path, what: &str, error: &io::Error) -> Error {
     Error::Store {
         path: path.display().to_string(),
         message: format!("{what}: {error}"),
+    }
+}
+
+/// A hard link that failed. File systems without hard links (FAT and exFAT answer EPERM, some
+/// network shares "not supported") cannot hold a store on disk: the error says so, and where a
+/// store can live. EACCES (a directory not writable) is not one of them.
+fn link_error(path: &Path, error: &io::Error) -> Error {
+    const EPERM: i32 = 1;
+    let mut failed = io_error(path, "could not be put in place", error);
+    let no_links =
+        error.kind() == io::ErrorKind::Unsupported || (cfg!(unix) && error.raw_os_error() == Some(EPERM));
+    if let (true, Error::Store { message, .. }) = (no_links, &mut failed) {
+        message.push_str(
+            " (the store writes each file once as a hard link from .tmp/, which this file system \
+             may not allow: keep the store on a local disk, or in a bucket)",
+        );
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_the_file_system_refuses_says_where_a_store_can_live() {
+        let path = Path::new("/mnt/share/store/service_report/10001/2026-11-26.parquet");
+        let hinted = |error: io::Error| link_error(path, &error).to_string().contains("hard link");
+        assert!(hinted(io::Error::from(io::ErrorKind::Unsupported)));
+        if cfg!(unix) {
+            assert!(
+                hinted(io::Error::from_raw_os_error(1)),
+                "EPERM, as FAT answers a link"
+            );
+            assert!(
+                !hinted(io::Error::from_raw_os_error(13)),
+                "EACCES: a directory not writable"
+            );
+        }
+        assert!(!hinted(io::Error::from(io::ErrorKind::StorageFull)));
+        let message = link_error(path, &io::Error::from(io::ErrorKind::Unsupported)).to_string();
+        assert!(message.contains(&path.display().to_string()), "{message}");
     }
 }
