@@ -87,8 +87,8 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 # The wheel users get. maturin runs cargo itself (it ignores CARGO) in CARGO_TARGET_DIR. With --zig
 # it builds for the explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in
 # $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu, a tree of its own (zig is its linker, which every
-# unit's fingerprint holds: no other build could share it). The bench calls it with $(1), more maturin arguments (a cargo
-# feature), and $(2), another output directory. python-packaging-test builds it with the dev
+# unit's fingerprint holds: no other build could share it). The bench calls it with $(1), more
+# maturin arguments (a cargo feature), and $(2), another output directory. python-packaging-test builds it with the dev
 # profile (PY_PROFILE) in a target directory of its own, for the packaging tests only.
 define py_build_wheel
 	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl

@@ -15,8 +15,9 @@
 // The addon and the declarations of its exports (native.d.ts, from the Rust source) go into a
 // staging directory, $CARGO_TARGET_DIR/napi (default target-node/napi), with the loader
 // (native.js), generated from package.json's napi.targets by platforms.mjs: napi's own loader
-// would name packages for every platform napi-rs knows and under other names than ours. The addon is copied into bindings-node/ (the loader's local
-// build, in a checkout); the generated files are not: the committed bindings-node/native.* are
+// would name packages for every platform napi-rs knows and under other names than ours. The
+// addon is copied into bindings-node/ (the loader's local build, in a checkout); the generated
+// files are not: the committed bindings-node/native.* are
 // what the package ships, and tests/node/generated.test.mjs fails when they differ from what
 // the current sources generate. `--accept` copies them over (then commit them).
 //
@@ -69,10 +70,9 @@ function hostTriple() {
  * into `typeDefDir`; returns the path of the built cdylib. When `release`, the cdylib alone
  * (`cargo rustc --crate-type cdylib`, as maturin builds the wheel): with the rlib of Cargo.toml
  * beside it, every dependency's thin LTO would keep objects as well as bitcode, another build of
- * each than the command's release build.
- * The type definitions are written only when the crate compiles: when cargo finds it fresh but
- * they are missing (the directory was cleaned), it is built again, forced through the variable
- * napi-build watches.
+ * each than the command's release build. The type definitions are written only when the crate
+ * compiles: when cargo finds it fresh but they are missing (the directory was cleaned), it is
+ * built again, forced through the variable napi-build watches.
  */
 function cargoHostBuild(typeDefDir, release) {
   const cargo = process.env.CARGO || 'cargo'
@@ -118,7 +118,8 @@ function cargoHostBuild(typeDefDir, release) {
 const typeDefDir = process.env.NAPI_TYPE_DEF_TMP_FOLDER || join(outDir, 'type-def')
 mkdirSync(typeDefDir, { recursive: true })
 const host = hostTriple()
-const shipped = (await readPlatforms()).find((p) => p.triple === host)
+const platforms = await readPlatforms()
+const shipped = platforms.find((p) => p.triple === host)
 if (!shipped) {
   console.error(`this machine (${host}) is not one of package.json's napi.targets`)
   process.exit(1)
@@ -129,14 +130,12 @@ const { dts } = await napi.generateTypeDef({ typeDefDir, cwd: root })
 mkdirSync(outDir, { recursive: true })
 writeFileSync(join(outDir, 'native.d.ts'), dts)
 copyFileSync(library, join(outDir, shipped.addon))
-
-const addons = [shipped.addon]
-writeFileSync(join(outDir, 'native.js'), loaderSource(await readPlatforms()))
+writeFileSync(join(outDir, 'native.js'), loaderSource(platforms))
 
 for (const name of readdirSync(crate)) {
-  if (name.endsWith('.node') && !addons.includes(name)) rmSync(join(crate, name))
+  if (name.endsWith('.node') && name !== shipped.addon) rmSync(join(crate, name))
 }
-for (const name of addons) copyFileSync(join(outDir, name), join(crate, name))
+copyFileSync(library, join(crate, shipped.addon))
 
 const drifted = GENERATED.filter((name) => {
   const committed = join(crate, name)
@@ -158,4 +157,4 @@ if (compiled.status !== 0) {
   console.error(`tsc failed (exit ${compiled.status ?? compiled.signal})`)
   process.exit(compiled.status || 1)
 }
-console.log(`built ${addons.join(', ')} and the TypeScript layer into bindings-node/ (${args.has('--debug') ? 'debug' : 'release'})`)
+console.log(`built ${shipped.addon} and the TypeScript layer into bindings-node/ (${args.has('--debug') ? 'debug' : 'release'})`)

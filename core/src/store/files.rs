@@ -278,16 +278,18 @@ pub(crate) fn io_error(path: &Path, what: &str, error: &io::Error) -> Error {
 /// store can live. EACCES (a directory not writable) is not one of them.
 fn link_error(path: &Path, error: &io::Error) -> Error {
     const EPERM: i32 = 1;
-    let mut failed = io_error(path, "could not be put in place", error);
     let no_links =
         error.kind() == io::ErrorKind::Unsupported || (cfg!(unix) && error.raw_os_error() == Some(EPERM));
-    if let (true, Error::Store { message, .. }) = (no_links, &mut failed) {
-        message.push_str(
-            " (the store writes each file once as a hard link from .tmp/, which this file system \
-             may not allow: keep the store on a local disk, or in a bucket)",
-        );
+    let what = "could not be put in place";
+    if !no_links {
+        return io_error(path, what, error);
     }
-    failed
+    let why = "the store writes each file once as a hard link from .tmp/, which this file system \
+               may not allow: keep the store on a local disk, or in a bucket";
+    Error::Store {
+        path: path.display().to_string(),
+        message: format!("{what}: {error} ({why})"),
+    }
 }
 
 #[cfg(test)]
