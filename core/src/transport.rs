@@ -719,7 +719,8 @@ impl Transport {
     }
 }
 
-/// A reqwest error and its causes, one line, without the URL (it carries the access token).
+/// A reqwest error and its causes, one line, without the URL (it carries the access token),
+/// and without the words that only name a layer of the HTTP stack it passed through.
 fn error_chain(error: &reqwest::Error) -> String {
     let mut parts = Vec::new();
     let mut source: Option<&dyn std::error::Error> = Some(error);
@@ -733,7 +734,22 @@ fn error_chain(error: &reqwest::Error) -> String {
         }
         source = err.source();
     }
-    parts.join(": ")
+    let causes: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|part| !names_a_layer(part))
+        .collect();
+    match causes.is_empty() {
+        true => parts.join(": "),
+        false => causes.join(": "),
+    }
+}
+
+/// reqwest's "error sending request" and hyper-util's "client error (Connect)": they say where
+/// the error passed, not what it was. Our message says what was being done ("could not connect
+/// to …"), and the causes below them what went wrong ("tcp connect error: Connection refused").
+fn names_a_layer(text: &str) -> bool {
+    text == "error sending request" || (text.starts_with("client error (") && text.ends_with(')'))
 }
 
 fn reqwest_text(error: &reqwest::Error) -> String {
