@@ -137,11 +137,11 @@ windows-target:
 ## their test builds would be for nothing: the Python binding (pytest tests it), the soak (checked
 ## by lint, run by soak-test) and workspace-hack; from the doctests, the Node binding too
 ## (doctest = false in both bindings: their documentation is for JavaScript and Python).
-# The doctests' rustdoc would take make's jobserver from MAKEFLAGS, which names descriptors make
-# gives only to recursive makes: it warned, three times a run, that "the build environment is
-# likely misconfigured", then used its own. Without MAKEFLAGS it uses its own, silently.
+# The doctests' rustdoc would take make's jobserver from MAKEFLAGS or MFLAGS, which name
+# descriptors make gives only to recursive makes: it warned, three times a run, that "the build
+# environment is likely misconfigured", then used its own. Without them it uses its own, silently.
 RUST_TEST := --workspace --exclude monapi-python --exclude monapi-soak --exclude workspace-hack
-RUST_SUITE = $(CARGO) test $(RUST_TEST) --all-targets --no-fail-fast && env -u MAKEFLAGS $(CARGO) test $(RUST_TEST) --exclude monapi-node --doc --no-fail-fast
+RUST_SUITE = $(CARGO) test $(RUST_TEST) --all-targets --no-fail-fast && env -u MAKEFLAGS -u MFLAGS $(CARGO) test $(RUST_TEST) --exclude monapi-node --doc --no-fail-fast
 rust-test: prometheus
 	$(RUST_SUITE)
 
