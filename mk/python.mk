@@ -88,8 +88,9 @@ $(PY_ENV_STAMP): $(PY_REQUIREMENTS) $(PY_REQUIREMENTS_SUITE)
 # it builds for the explicit target x86_64-unknown-linux-gnu (glibc 2.17), so in
 # $(PY_TARGET_DIR)/x86_64-unknown-linux-gnu, a tree of its own (zig is its linker, which every
 # unit's fingerprint holds: no other build could share it). The bench calls it with $(1), more
-# maturin arguments (a cargo feature), and $(2), another output directory. python-packaging-test builds it with the dev
-# profile (PY_PROFILE) in a target directory of its own, for the packaging tests only.
+# maturin arguments (a cargo feature), and $(2), another output directory.
+# python-packaging-test builds it with the dev profile (PY_PROFILE) in a target directory of its
+# own, for the packaging tests only.
 define py_build_wheel
 	rm -f $(or $(2),$(PY_DIST))/monapi-*.whl
 	$(PY_PATH) CARGO_TARGET_DIR=$(PY_WHEEL_TARGET_DIR) $(PY_NICE) $(PY_VENV)/bin/maturin build --profile $(PY_PROFILE) --zig --compatibility manylinux2014 $(1) --out $(or $(2),$(PY_DIST))

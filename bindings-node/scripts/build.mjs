@@ -17,9 +17,9 @@
 // (native.js), generated from package.json's napi.targets by platforms.mjs: napi's own loader
 // would name packages for every platform napi-rs knows and under other names than ours. The
 // addon is copied into bindings-node/ (the loader's local build, in a checkout); the generated
-// files are not: the committed bindings-node/native.* are
-// what the package ships, and tests/node/generated.test.mjs fails when they differ from what
-// the current sources generate. `--accept` copies them over (then commit them).
+// files are not: the committed bindings-node/native.* are what the package ships, and
+// tests/node/generated.test.mjs fails when they differ from what the current sources generate.
+// `--accept` copies them over (then commit them).
 //
 //   node bindings-node/scripts/build.mjs [--debug] [--accept]
 //

@@ -729,20 +729,15 @@ fn error_chain(error: &reqwest::Error) -> String {
             Some(e) => reqwest_text(e),
             None => err.to_string(),
         };
-        if !text.is_empty() && parts.last() != Some(&text) {
+        if !text.is_empty() && !names_a_layer(&text) && parts.last() != Some(&text) {
             parts.push(text);
         }
         source = err.source();
     }
-    let causes: Vec<&str> = parts
-        .iter()
-        .map(String::as_str)
-        .filter(|part| !names_a_layer(part))
-        .collect();
-    match causes.is_empty() {
-        true => parts.join(": "),
-        false => causes.join(": "),
+    if parts.is_empty() {
+        return reqwest_text(error);
     }
+    parts.join(": ")
 }
 
 /// reqwest's "error sending request" and hyper-util's "client error (Connect)": they say where
