@@ -341,13 +341,15 @@ pub enum Error {
         message: String,
     },
     /// The answer is not the JSON the operation returns.
-    #[error("{endpoint}: could not decode the answer: {message} (body starts: {snippet:?})")]
+    #[error("{endpoint}: could not decode the answer: {message}{}", body_starts(.snippet))]
     Decode {
         /// Which operation.
         endpoint: Endpoint,
         /// What did not fit.
         message: String,
-        /// The first characters of the body, with secrets removed.
+        /// The first characters of the body, with secrets removed; empty when there are none
+        /// to show: an empty body, or one that could not be read (a compressed answer that does
+        /// not decompress).
         snippet: String,
     },
     /// The caller cancelled the call (an abort signal, a dropped future) before it finished.
@@ -875,6 +877,16 @@ impl Error {
             },
             other => other,
         }
+    }
+}
+
+/// " (body starts: …)" after a decode error's message, or nothing when there is no snippet
+/// (the message then says why: "the answer is empty", "does not decompress").
+fn body_starts(snippet: &str) -> String {
+    if snippet.is_empty() {
+        String::new()
+    } else {
+        format!(" (body starts: {snippet:?})")
     }
 }
 

@@ -619,6 +619,7 @@ impl Transport {
             Some(b'{' | b'[') => {}
             // `null` is PHP's empty task page or keyed map; `normalize` gives it its shape.
             Some(b'n') if response.body.trim_ascii() == b"null" && shape::takes_null(endpoint) => {}
+            None => return Err(response.decode_error("the answer is empty")),
             _ if *endpoint == Endpoint::Token => {
                 return Err(Error::Decode {
                     endpoint: endpoint.clone(),
@@ -740,11 +741,20 @@ fn error_chain(error: &reqwest::Error) -> String {
     parts.join(": ")
 }
 
-/// reqwest's "error sending request" and hyper-util's "client error (Connect)": they say where
-/// the error passed, not what it was. Our message says what was being done ("could not connect
-/// to …"), and the causes below them what went wrong ("tcp connect error: Connection refused").
+/// Words that say where an error passed, not what it was: reqwest's "error sending request",
+/// "error decoding response body" and "request or response body error", hyper's "error reading
+/// a body from connection" and hyper-util's "client error (Connect)". Our message says what was
+/// being done ("could not connect to …", "the compressed answer does not decompress"), and the
+/// causes below them what went wrong ("tcp connect error: Connection refused", "deflate
+/// decompression error: invalid block type", "end of file before message length reached").
 fn names_a_layer(text: &str) -> bool {
-    text == "error sending request" || (text.starts_with("client error (") && text.ends_with(')'))
+    matches!(
+        text,
+        "error sending request"
+            | "error decoding response body"
+            | "request or response body error"
+            | "error reading a body from connection"
+    ) || (text.starts_with("client error (") && text.ends_with(')'))
 }
 
 fn reqwest_text(error: &reqwest::Error) -> String {

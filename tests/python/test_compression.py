@@ -79,8 +79,10 @@ def test_a_corrupt_gzip_body_is_a_decode_error_and_a_read_is_retried(
     with emulator.client(max_retries=0) as once:
         once.login()
         emulator.set_faults(next=["corrupt_gzip"])
-        with pytest.raises(monapi.DecodeError, match="does not decompress"):
+        with pytest.raises(monapi.DecodeError, match=r"does not decompress \(.+\)$") as raised:
             once.agents()
+    # No body was read, and the message shows none.
+    assert raised.value.snippet == "" and "body starts" not in str(raised.value)
 
 
 def test_an_answer_past_the_limit_fails_naming_the_setting(emulator: Emulator) -> None:

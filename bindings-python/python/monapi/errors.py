@@ -410,7 +410,8 @@ class DecodeError(MonapiError):
     endpoint : str
         The operation.
     snippet : str
-        The first characters of the body (secrets removed).
+        The first characters of the body (secrets removed); empty when the body is empty or
+        could not be read (a compressed answer that does not decompress).
 
     Examples
     --------

@@ -122,12 +122,7 @@ async fn connection_refused_is_a_connection_error() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let client = monapi::Client::builder()
-        .base_url(format!("http://127.0.0.1:{port}"))
-        .client_id(CLIENT_ID)
-        .client_secret(CLIENT_SECRET)
-        .username(USERNAME)
-        .password(PASSWORD)
+    let client = builder_at(&format!("http://127.0.0.1:{port}"))
         .max_retries(1)
         .build()
         .unwrap();
@@ -141,6 +136,63 @@ async fn connection_refused_is_a_connection_error() {
     let expected = format!("could not connect to 127.0.0.1:{port}: tcp connect error: {refused}");
     assert!(message.ends_with(&expected), "{message}");
     assert_no_secret(&format!("{err} {err:?}"), &[]);
+}
+
+#[tokio::test]
+async fn an_empty_answer_is_named_empty_and_shows_no_snippet() {
+    // A PHP service that dies before it writes gives 200 and nothing: an answer no emulator
+    // fault gives, so a listener of this test's own answers the one request (no retries) so.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let answering = std::thread::spawn(move || {
+        for stream in listener.incoming().take(1) {
+            let mut stream = stream.unwrap();
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request).unwrap();
+            std::io::Write::write_all(
+                &mut stream,
+                b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            )
+            .unwrap();
+        }
+    });
+    let client = builder_at(&format!("http://127.0.0.1:{port}"))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let err = client.agents().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode, "{err:?}");
+    assert_eq!(err.snippet(), Some(""));
+    assert_eq!(
+        err.to_string(),
+        "POST /v2/oauth/token.json: could not decode the answer: the answer is empty"
+    );
+    answering.join().unwrap();
+}
+
+#[tokio::test]
+async fn a_body_cut_short_names_the_cause_without_the_http_stack_s_layers() {
+    let emu = emulator().await;
+    let client = builder(&emu).max_retries(0).build().unwrap();
+    client.login().await.unwrap();
+    emu.set_faults(Faults {
+        next: vec![FaultKind::TruncatedBody],
+        ..Faults::default()
+    })
+    .unwrap();
+    let message = client.agents().await.unwrap_err().to_string();
+    let (said, cause) = message
+        .split_once("the connection closed before the whole answer arrived (")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert_eq!(said, "GET /v2/agent/lists.json: connection failed: ");
+    for layer in [
+        "error decoding response body",
+        "body error",
+        "error reading a body",
+    ] {
+        assert!(!cause.contains(layer), "{message}");
+    }
+    assert!(cause.len() > 1 && cause.ends_with(')'), "{message}");
 }
 
 #[tokio::test]

@@ -42,8 +42,13 @@ pub async fn emulator_with(config: Config) -> Emulator {
 
 /// A builder for the demo account, with short retry delays left at their defaults.
 pub fn builder(emulator: &Emulator) -> ClientBuilder {
+    builder_at(emulator.base_url())
+}
+
+/// [`builder`] for a service at `base_url` (a listener of a test's own).
+pub fn builder_at(base_url: &str) -> ClientBuilder {
     Client::builder()
-        .base_url(emulator.base_url())
+        .base_url(base_url)
         .client_id(CLIENT_ID)
         .client_secret(CLIENT_SECRET)
         .username(USERNAME)
