@@ -259,6 +259,12 @@ export interface DemoAccount {
 }
 
 /**
+ * The name of `known` that `name` was most likely meant to be, when one is close (the core's
+ * rule, `monapi::input::did_you_mean`): the TypeScript layer's check of option names says it.
+ */
+export declare function didYouMean(name: string, known: Array<string>): string | null
+
+/**
  * The endpoints of the operations (`GET /v2/agent/lists.json`...), from the core, by the
  * JavaScript name of their method (`createServerTasks`): a body that `JSON.parse` refuses is
  * a `DECODE` error naming its endpoint.

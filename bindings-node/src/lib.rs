@@ -68,6 +68,13 @@ pub fn error_codes() -> Vec<String> {
     monapi::ERROR_CODES.iter().map(|code| code.to_string()).collect()
 }
 
+/// The name of `known` that `name` was most likely meant to be, when one is close (the core's
+/// rule, `monapi::input::did_you_mean`): the TypeScript layer's check of option names says it.
+#[napi(catch_unwind)]
+pub fn did_you_mean(name: String, known: Vec<String>) -> Option<String> {
+    monapi::input::did_you_mean(&name, known.iter().map(String::as_str)).map(str::to_string)
+}
+
 /// Runs the `monapi` command with `args` (the program's name first) and returns its exit code:
 /// the command of the crate monapi-cli, linked into this addon, which `npx monapi` runs
 /// (`bin/monapi.js`). It holds the calling thread until the command ends, as a command's own

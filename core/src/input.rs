@@ -297,6 +297,53 @@ fn offset(text: &str) -> Option<FixedOffset> {
     FixedOffset::east_opt(sign * (hours * 3600 + minutes * 60))
 }
 
+/// The name of `known` that `name` was most likely meant to be, when one is close enough to
+/// suggest ("did you mean …?"); compared without case, `_` or `-`, so that a name of another
+/// language's spelling (`maxRetries`, `max_retries`) finds its twin:
+/// - the one that is the same so compared;
+/// - else, for a name of three characters or more (a shorter one is like too many), the
+///   shortest that holds it whole (`retries` in `max_retries`),
+/// - or the most similar by Jaro similarity, when it is over 0.7 (clap's rule for its own
+///   suggestions).
+///
+/// ```
+/// use monapi::input::did_you_mean;
+/// let known = ["timeout", "connect_timeout", "max_retries", "base_url"];
+/// assert_eq!(did_you_mean("timout", known), Some("timeout"));
+/// assert_eq!(did_you_mean("retries", known), Some("max_retries"));
+/// assert_eq!(did_you_mean("maxRetries", known), Some("max_retries"));
+/// assert_eq!(did_you_mean("colour", known), None);
+/// ```
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    fn plain(text: &str) -> String {
+        text.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    }
+    let wanted = plain(name);
+    let known: Vec<(&str, String)> = known.into_iter().map(|k| (k, plain(k))).collect();
+    if let Some((same, _)) = known.iter().find(|(_, k)| *k == wanted) {
+        return Some(same);
+    }
+    if wanted.chars().count() < 3 {
+        return None;
+    }
+    let holding = known
+        .iter()
+        .filter(|(_, k)| k.contains(&wanted))
+        .min_by_key(|(k, _)| k.len());
+    if let Some((holder, _)) = holding {
+        return Some(holder);
+    }
+    known
+        .iter()
+        .map(|(k, plain)| (strsim::jaro(&wanted, plain), *k))
+        .filter(|(similarity, _)| *similarity > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,6 +426,27 @@ mod tests {
                     .contains("`timezone` must be an offset from UTC"),
                 "{text}: {error}"
             );
+        }
+    }
+
+    #[test]
+    fn suggestions_for_the_settings_misspelt() {
+        let known = crate::settings::SETTINGS.iter().map(|s| s.name);
+        for (name, meant) in [
+            ("pasword", Some("password")),
+            ("secret", Some("client_secret")),
+            ("url", Some("base_url")),
+            ("Timeout", Some("timeout")),
+            ("timeout_ms", Some("timeout")),
+            ("store_options", Some("storage_options")),
+            ("proxies", Some("proxy")),
+            ("retry", Some("max_retries")),
+            ("debug", None),
+            ("", None),
+            ("x", None),
+            ("tz", None),
+        ] {
+            assert_eq!(did_you_mean(name, known.clone()), meant, "{name}");
         }
     }
 }

@@ -376,23 +376,29 @@ impl fmt::Debug for Value {
 /// assert_eq!(settings::find(Language::Python, "max_connections").unwrap().node, "maxConnections");
 /// let err = settings::find(Language::Python, "timout").unwrap_err();
 /// assert_eq!(err.field(), Some("timout"));
-/// assert!(err.rule().unwrap().starts_with("is not a setting (the settings: base_url, client_id"));
+/// assert!(err.rule().unwrap().starts_with("is not a setting; did you mean timeout? (the settings: base_url, client_id"));
+/// let err = settings::find(Language::Node, "max_retries").unwrap_err();
+/// assert!(err.rule().unwrap().starts_with("is not a setting; did you mean maxRetries? (the settings: baseUrl"));
 /// ```
 ///
 /// # Errors
 ///
 /// An [`Error::InvalidInput`] naming `name` and listing the names of the settings in `language`
-/// when no setting is called `name` there.
+/// when no setting is called `name` there, after the one it was most likely meant to be
+/// ([`input::did_you_mean`]) when one is close.
 pub fn find(language: Language, name: &str) -> Result<&'static Setting> {
     SETTINGS
         .iter()
         .find(|setting| setting.name_in(language) == name)
         .ok_or_else(|| {
             let known: Vec<_> = SETTINGS.iter().map(|s| s.name_in(language)).collect();
+            let meant = crate::input::did_you_mean(name, known.iter().copied())
+                .map(|meant| format!("; did you mean {meant}?"))
+                .unwrap_or_default();
             Error::invalid_input(
                 None,
                 name,
-                format!("is not a setting (the settings: {})", known.join(", ")),
+                format!("is not a setting{meant} (the settings: {})", known.join(", ")),
             )
         })
 }

@@ -166,6 +166,22 @@ def test_validation_of_the_configuration(emulator: Emulator) -> None:
     assert caught.value.field == "timeout"
     with pytest.raises(TypeError):
         emulator.client(on_token="not callable")
+    # A misspelt or Node-spelt setting: the one it was likely meant to be, then every setting.
+    for given, meant in (
+        ("retries", "max_retries"),
+        ("maxRetries", "max_retries"),
+        ("pasword", "password"),
+    ):
+        with pytest.raises(TypeError) as unknown:
+            emulator.client(**{given: 1})
+        assert str(unknown.value).startswith(
+            f"unexpected keyword argument '{given}': is not a setting; did you mean {meant}? "
+            "(the settings: base_url, client_id,"
+        ), unknown.value
+    with pytest.raises(
+        TypeError, match=r"^unexpected keyword argument 'colour': is not a setting \(the"
+    ):
+        emulator.client(colour=1)
 
 
 def test_timeout(emulator: Emulator) -> None:

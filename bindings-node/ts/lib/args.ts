@@ -20,13 +20,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-/** Checks an options argument: an object (or undefined) with only the known keys. */
+/**
+ * Checks an options argument: an object (or undefined) with only the known keys; an unknown one
+ * is named with the known key it was likely meant to be (the core's rule).
+ */
 export function options(value: unknown, name: string, known: readonly string[]): Record<string, unknown> {
   if (value === undefined || value === null) return {}
   if (!isPlainObject(value)) throw invalid(name, 'must be an object')
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw invalid(`${name}.${key}`, `is not a known option (known: ${known.join(', ')})`)
+      const meant = native.didYouMean(key, [...known])
+      const hint = meant === null || meant === undefined ? '' : `; did you mean ${meant}?`
+      throw invalid(`${name}.${key}`, `is not a known option${hint} (known: ${known.join(', ')})`)
     }
   }
   return value
