@@ -157,8 +157,8 @@ enum Failure {
 impl From<monapi::Error> for Failure {
     fn from(error: monapi::Error) -> Self {
         match error.kind() {
-            ErrorKind::InvalidInput => Failure::Usage(error.to_string()),
-            _ => Failure::Fatal(error.to_string()),
+            ErrorKind::InvalidInput => Failure::Usage(crate::said(&error)),
+            _ => Failure::Fatal(crate::said(&error)),
         }
     }
 }

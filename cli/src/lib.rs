@@ -288,9 +288,33 @@ async fn command(cli: Cli) -> Exit {
     match run_command(cli).await {
         Ok(()) => Exit::Success,
         Err(error) => {
-            eprintln!("monapi: error: {error}");
+            eprintln!("monapi: error: {}", said(error.as_ref()));
             exit_of(error.as_ref())
         }
+    }
+}
+
+/// The core's names of values that only a flag gives here, and those flags: an error names
+/// what the user typed (`--from`, not the core's `start_date`). A setting keeps its name
+/// (`base_url`, as `Setting::name_in` says), since a flag or a `MONAPI_*` variable may have
+/// given it; so does `concurrency`, which `MONAPI_CONCURRENCY` may give.
+const FLAG_NAMES: &[(&str, &str)] = &[
+    ("start_date", "--from"),
+    ("end_date", "--to"),
+    ("monitor", "--monitor"),
+    ("page", "--page"),
+];
+
+/// An error as the command prints it: a core error's message with the flags' names.
+pub(crate) fn said(error: &(dyn std::error::Error + 'static)) -> String {
+    match error.downcast_ref::<monapi::Error>() {
+        Some(error) => error.message_with_names(&|name| {
+            FLAG_NAMES
+                .iter()
+                .find(|(core, _)| *core == name)
+                .map(|(_, flag)| *flag)
+        }),
+        None => error.to_string(),
     }
 }
 

@@ -72,7 +72,7 @@ pub(crate) async fn run(args: SyncArgs) -> Exit {
     match sync(args).await {
         Ok(done) => done,
         Err(error) => {
-            eprintln!("monapi: error: {error}");
+            eprintln!("monapi: error: {}", crate::said(&error));
             Exit::of_error(&error)
         }
     }

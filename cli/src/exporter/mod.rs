@@ -126,7 +126,7 @@ pub(crate) async fn run(args: ExporterArgs, logs: LogArgs) -> Exit {
     match serve(args, logs).await {
         Ok(()) => Exit::Success,
         Err(error) => {
-            eprintln!("monapi: error: {error}");
+            eprintln!("monapi: error: {}", crate::said(error.as_ref()));
             exit_of(error.as_ref())
         }
     }

@@ -331,17 +331,51 @@ fn serve_refuses_settings_beyond_the_emulators_bounds_naming_the_flag() {
 #[test]
 fn errors_are_one_line_and_exit_by_the_cores_rule() {
     let served = Served::start();
+    // A value only a flag gives is named by that flag, not by the core's parameter.
     for (args, needle, code) in [
         (
             vec!["report", "site", "20001", "--monitor", "north"],
-            "monitor",
+            "`--monitor` must be",
             2,
         ),
         (
             vec!["report", "service", "10001", "--from", "2026-02-30"],
-            "start_date",
+            "`--from` must be a real date",
             2,
         ),
+        (
+            vec![
+                "report",
+                "service",
+                "10001",
+                "--to",
+                "2026-02-01",
+                "--from",
+                "2026-02-03",
+            ],
+            "`--from` must not be after the end date",
+            2,
+        ),
+        (
+            vec![
+                "export",
+                "service-reports",
+                "--format",
+                "csv",
+                "-o",
+                "-",
+                "--to",
+                "2026-2-1",
+            ],
+            "`--to` must be a real date",
+            2,
+        ),
+        (
+            vec!["sync", "--from", "yesterday"],
+            "`--from` must be a real date",
+            2,
+        ),
+        (vec!["tasks", "--page", "0"], "`--page` must be a whole number", 2),
         (vec!["report", "service", "999999"], "404", 1),
     ] {
         let output = served.run(&args);
