@@ -253,7 +253,7 @@ test('npx monapi is the command: its version, its help, a call with the password
   // A usage error: exit code 2 and nothing sent, as from the crate's binary.
   const usage = await npx(['report', 'service', '10001', '--from', '2026-02-30'])
   assert.equal(usage.code, 2, usage.stderr)
-  assert.match(usage.stderr, /start_date/)
+  assert.match(usage.stderr, /`--from` must be a real date/)
   assert.equal(emu.counters().service_report, 0)
 })
 

@@ -48,7 +48,7 @@ def test_the_script_is_the_crate_s_command(emulator: Emulator, tmp_path: pathlib
     # The exit codes of the core's rule: usage (2, nothing sent) and a refused login.
     before = emulator.counters()["service_report"]
     usage = run(SCRIPT, ["report", "service", "10001", "--from", "2026-02-30"], env)
-    assert usage.returncode == 2 and "start_date" in usage.stderr
+    assert usage.returncode == 2 and "`--from` must be a real date" in usage.stderr
     assert emulator.counters()["service_report"] == before
     wrong = run(SCRIPT, ["agents", "--password", "not-it"], env)
     crate_wrong = run(binary, ["agents", "--password", "not-it"], env)

@@ -417,7 +417,7 @@ fn usage_errors_exit_2_before_any_request() {
         (vec!["--format", "xlsx", "-o", file], "xlsx"),
         (
             vec!["--format", "csv", "-o", file, "--from", "2026-02-30"],
-            "start_date",
+            "`--from` must be a real date",
         ),
         (
             vec!["--format", "csv", "-o", file, "--concurrency", "0"],
