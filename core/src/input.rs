@@ -301,7 +301,7 @@ fn offset(text: &str) -> Option<FixedOffset> {
 /// suggest ("did you mean …?"); compared without case, `_` or `-`, so that a name of another
 /// language's spelling (`maxRetries`, `max_retries`) finds its twin:
 /// - the one that is the same so compared;
-/// - else, for a name of three characters or more (a shorter one is like too many), the
+/// - else, for a name of three characters or more (a shorter one resembles too many), the
 ///   shortest that holds it whole (`retries` in `max_retries`),
 /// - or the most similar by Jaro similarity, when it is over 0.7 (clap's rule for its own
 ///   suggestions).
