@@ -6,7 +6,7 @@
 
 use chrono::NaiveDate;
 use monapi::{DateRange, Error, ErrorKind, Monitor, Request};
-use monapi_emulator::{Config, Emulator, Encoding, FaultKind, Faults};
+use monapi_emulator::{Config, Emulator, Encoding, FaultKind};
 
 use crate::common::*;
 
@@ -97,22 +97,14 @@ async fn a_corrupt_gzip_body_is_a_decode_error_and_a_read_is_retried() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_faults(Faults {
-        next: vec![FaultKind::CorruptGzip],
-        ..Faults::default()
-    })
-    .unwrap();
+    emu.set_faults(next_faults(&[FaultKind::CorruptGzip])).unwrap();
     let agents = client.agents().await.unwrap();
     assert!(!agents.is_empty());
     assert_eq!(emu.counters().agents, 2, "retried once");
 
     let once = builder(&emu).max_retries(0).build().unwrap();
     once.login().await.unwrap();
-    emu.set_faults(Faults {
-        next: vec![FaultKind::CorruptGzip],
-        ..Faults::default()
-    })
-    .unwrap();
+    emu.set_faults(next_faults(&[FaultKind::CorruptGzip])).unwrap();
     let error = once.agents().await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Decode, "{error}");
     // What failed and the decompressor's cause, without the HTTP stack's layer names, and no

@@ -47,11 +47,7 @@ async fn a_malformed_body_is_a_decode_error_with_a_snippet() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(0).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(Faults {
-        next: vec![FaultKind::MalformedBody],
-        ..Faults::default()
-    })
-    .unwrap();
+    emu.set_faults(next_faults(&[FaultKind::MalformedBody])).unwrap();
     let err = client.agents().await.unwrap_err();
     match &err {
         Error::Decode {
@@ -175,11 +171,7 @@ async fn a_body_cut_short_names_the_cause_without_the_http_stack_s_layers() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(0).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(Faults {
-        next: vec![FaultKind::TruncatedBody],
-        ..Faults::default()
-    })
-    .unwrap();
+    emu.set_faults(next_faults(&[FaultKind::TruncatedBody])).unwrap();
     let message = client.agents().await.unwrap_err().to_string();
     let (said, cause) = message
         .split_once("the connection closed before the whole answer arrived (")
@@ -265,11 +257,7 @@ async fn no_secret_in_any_error_or_debug_output() {
         FaultKind::DropConnection,
         FaultKind::Error500,
     ] {
-        emu.set_faults(Faults {
-            next: vec![fault; 3],
-            ..Faults::default()
-        })
-        .unwrap();
+        emu.set_faults(next_faults(&[fault; 3])).unwrap();
         collect(client.agents().await.unwrap_err());
     }
     emu.set_faults(Faults::default()).unwrap();

@@ -2,7 +2,7 @@
 //! calls made in its scope; and the `traceparent` a client sends only when asked.
 
 use monapi::telemetry::{AttributeValue, MetricRecord, Recording, SpanKind, SpanRecord};
-use monapi_emulator::{FaultKind, Faults};
+use monapi_emulator::FaultKind;
 
 use crate::common::*;
 
@@ -17,12 +17,7 @@ async fn a_call_records_its_spans_and_measurements_with_parents_and_attributes()
     let emulator = emulator().await;
     let client = client(&emulator);
     client.login().await.unwrap();
-    emulator
-        .set_faults(Faults {
-            next: vec![FaultKind::Error500],
-            ..Faults::default()
-        })
-        .unwrap();
+    emulator.set_faults(next_faults(&[FaultKind::Error500])).unwrap();
     let recording = Recording::new(None);
     let report = monapi::DateRange::parse(Some("2026-11-01"), Some("2026-11-01")).unwrap();
     recording

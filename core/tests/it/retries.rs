@@ -9,19 +9,12 @@ use crate::common::*;
 use monapi::{Error, ErrorKind, ServerTask, SystemType};
 use monapi_emulator::{FaultKind, Faults, Quirks};
 
-fn next(faults: &[FaultKind]) -> Faults {
-    Faults {
-        next: faults.to_vec(),
-        ..Faults::default()
-    }
-}
-
 #[tokio::test]
 async fn reads_retry_503_and_429() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]))
+    emu.set_faults(next_faults(&[FaultKind::Error503, FaultKind::Error429]))
         .unwrap();
     assert_eq!(client.service_tasks(1).await.unwrap().len(), 50);
     assert_eq!(emu.counters().service_tasks, 3);
@@ -32,8 +25,11 @@ async fn reads_retry_dropped_connections_and_truncated_bodies() {
     let emu = emulator().await;
     let client = client(&emu);
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::DropConnection, FaultKind::TruncatedBody]))
-        .unwrap();
+    emu.set_faults(next_faults(&[
+        FaultKind::DropConnection,
+        FaultKind::TruncatedBody,
+    ]))
+    .unwrap();
     assert!(!client.agents().await.unwrap().is_empty());
     assert_eq!(emu.counters().agents, 3);
 }
@@ -43,7 +39,7 @@ async fn retries_are_bounded() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(1).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::Error503; 5])).unwrap();
+    emu.set_faults(next_faults(&[FaultKind::Error503; 5])).unwrap();
     let err = client.agents().await.unwrap_err();
     assert!(
         matches!(
@@ -64,7 +60,7 @@ async fn reads_retry_500_and_error_pages() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(3).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[
+    emu.set_faults(next_faults(&[
         FaultKind::Error500,
         FaultKind::MalformedBody,
         FaultKind::Error500,
@@ -79,7 +75,8 @@ async fn an_error_page_is_a_decode_error_once_retries_are_used_up() {
     let emu = emulator().await;
     let client = builder(&emu).max_retries(1).build().unwrap();
     client.login().await.unwrap();
-    emu.set_faults(next(&[FaultKind::MalformedBody; 2])).unwrap();
+    emu.set_faults(next_faults(&[FaultKind::MalformedBody; 2]))
+        .unwrap();
     let err = client.agents().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Decode, "{err:?}");
     assert_eq!(emu.counters().agents, 2);
@@ -119,7 +116,7 @@ async fn creates_are_not_repeated_after_reaching_the_service() {
         FaultKind::TruncatedBody,
         FaultKind::MalformedBody,
     ] {
-        emu.set_faults(next(&[fault])).unwrap();
+        emu.set_faults(next_faults(&[fault])).unwrap();
         let before = emu.counters().create;
         let err = client
             .create_server_tasks(std::slice::from_ref(&task))
@@ -143,7 +140,7 @@ async fn creates_are_not_repeated_after_reaching_the_service() {
 async fn the_password_grant_is_retried_like_a_read() {
     let emu = emulator().await;
     let client = client(&emu);
-    emu.set_faults(next(&[FaultKind::Error500, FaultKind::DropConnection]))
+    emu.set_faults(next_faults(&[FaultKind::Error500, FaultKind::DropConnection]))
         .unwrap();
     client.login().await.unwrap();
     assert_eq!(emu.counters().token_password, 3);
@@ -162,7 +159,7 @@ async fn the_refresh_grant_is_retried_only_when_the_service_refused_it() {
     client.login().await.unwrap();
 
     // 503 and 429 say the request was not handled: the same refresh token is still live.
-    emu.set_faults(next(&[FaultKind::Error503, FaultKind::Error429]))
+    emu.set_faults(next_faults(&[FaultKind::Error503, FaultKind::Error429]))
         .unwrap();
     client.refresh().await.unwrap();
     assert_eq!(emu.counters().token_refresh, 3);
@@ -174,7 +171,7 @@ async fn the_refresh_grant_is_retried_only_when_the_service_refused_it() {
         FaultKind::TruncatedBody,
         FaultKind::MalformedBody,
     ] {
-        emu.set_faults(next(&[fault])).unwrap();
+        emu.set_faults(next_faults(&[fault])).unwrap();
         let before = emu.counters().token_refresh;
         let err = client.refresh().await.unwrap_err();
         assert!(

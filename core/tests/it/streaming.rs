@@ -105,11 +105,7 @@ async fn a_body_broken_half_way_is_read_again_from_its_start() {
         FaultKind::CorruptGzip,
         FaultKind::DropConnection,
     ] {
-        emu.set_faults(Faults {
-            next: vec![fault],
-            ..Faults::default()
-        })
-        .unwrap();
+        emu.set_faults(next_faults(&[fault])).unwrap();
         let before = emu.counters().service_report;
         assert_eq!(
             client.tables().service_report(10001, week()).await.unwrap(),
@@ -121,11 +117,7 @@ async fn a_body_broken_half_way_is_read_again_from_its_start() {
             before + 2,
             "{fault:?}: retried once"
         );
-        emu.set_faults(Faults {
-            next: vec![fault],
-            ..Faults::default()
-        })
-        .unwrap();
+        emu.set_faults(next_faults(&[fault])).unwrap();
         assert_eq!(
             client.service_report(10001, week()).await.unwrap(),
             typed,
@@ -216,11 +208,7 @@ async fn a_broken_attempt_s_decoder_ends_before_the_next_attempt_s_begins() {
         range: DateRange::new(start, NaiveDate::from_ymd_opt(2026, 11, 30).unwrap()),
     };
     client.login().await.unwrap();
-    emu.set_faults(Faults {
-        next: vec![FaultKind::TruncatedBody],
-        ..Faults::default()
-    })
-    .unwrap();
+    emu.set_faults(next_faults(&[FaultKind::TruncatedBody])).unwrap();
     client.execute_decoded(&month, &decoder).await.unwrap();
     assert_eq!(
         *events.lock().unwrap(),

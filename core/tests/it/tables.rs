@@ -639,11 +639,8 @@ async fn an_injected_fault_fails_one_task_and_the_others_arrive() {
     client.login().await.unwrap();
     let range = range_of("2026-11-01", "2026-11-01");
     // One task at a time, so the first report request is the one that gets the fault.
-    emu.set_faults(Faults {
-        next: vec![FaultKind::MalformedBody],
-        ..Faults::default()
-    })
-    .expect("faults within bounds");
+    emu.set_faults(next_faults(&[FaultKind::MalformedBody]))
+        .expect("faults within bounds");
     let bulk = client
         .tables()
         .site_reports(

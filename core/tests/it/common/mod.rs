@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use monapi::{Client, ClientBuilder};
-use monapi_emulator::{Config, Emulator};
+use monapi_emulator::{Config, Emulator, FaultKind, Faults};
 
 pub const CLIENT_ID: &str = "demo_id";
 pub const CLIENT_SECRET: &str = "demo_secret";
@@ -38,6 +38,14 @@ pub async fn emulator_with(config: Config) -> Emulator {
     Emulator::start(config)
         .await
         .expect("emulator starts on 127.0.0.1:0")
+}
+
+/// Faults that answer the next requests with `faults`, one each, in order; no random share.
+pub fn next_faults(faults: &[FaultKind]) -> Faults {
+    Faults {
+        next: faults.to_vec(),
+        ..Faults::default()
+    }
 }
 
 /// A builder for the demo account, with short retry delays left at their defaults.
