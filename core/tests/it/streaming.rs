@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 use monapi::{table, DateRange, Monitor, Request, ServiceReport, SiteReport};
-use monapi_emulator::{Config, Emulator, FaultKind, Faults};
+use monapi_emulator::{Config, Emulator, FaultKind};
 
 use crate::common::*;
 
