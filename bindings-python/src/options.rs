@@ -47,7 +47,7 @@ pub fn given(py: Python<'_>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Giv
                 // An unknown keyword is a TypeError in Python, with the core's words: the
                 // setting it was likely meant to be, and the list of them.
                 let setting = settings::find(Language::Python, &name).map_err(|e| {
-                    let rule = e.rule().unwrap_or("is not a setting");
+                    let rule = e.rule().unwrap_or_default();
                     PyTypeError::new_err(format!("unexpected keyword argument '{name}': {rule}"))
                 })?;
                 let value = setting_value(setting, &value)?;
